@@ -42,6 +42,45 @@ __all__ = [
 ]
 
 # --- game (issue 2) ---
+from kwartet_epistemic.cards import Card, Deck, bundled_packs  # noqa: E402
+from kwartet_epistemic.events import (  # noqa: E402
+    Answered,
+    Asked,
+    CardMoved,
+    Dealt,
+    Drew,
+    Event,
+    GameEnded,
+    HandEmptied,
+    MiddleCardTurned,
+    QuartetExposed,
+    TurnPassed,
+)
+from kwartet_epistemic.game import Ask, Game, PlayerView, UnknownAskCardError, parse_ask  # noqa: E402
+from kwartet_epistemic.rules import RuleSet  # noqa: E402
+
+__all__ += [
+    "Answered",
+    "Ask",
+    "Asked",
+    "Card",
+    "CardMoved",
+    "Dealt",
+    "Deck",
+    "Drew",
+    "Event",
+    "Game",
+    "GameEnded",
+    "HandEmptied",
+    "MiddleCardTurned",
+    "PlayerView",
+    "QuartetExposed",
+    "RuleSet",
+    "TurnPassed",
+    "UnknownAskCardError",
+    "bundled_packs",
+    "parse_ask",
+]
 
 # --- logic and kripke (issue 3) ---
 

@@ -40,7 +40,9 @@ RANK_NAMES = {
     "7": "seven", "8": "eight", "9": "nine", "10": "ten", "J": "jack", "Q": "queen",
     "K": "king",
 }  # fmt: skip
-RANK_PLURALS = {rank: name + ("es" if name.endswith("x") else "s") for rank, name in RANK_NAMES.items()}
+RANK_PLURALS = {
+    rank: name + ("es" if name.endswith("x") else "s") for rank, name in RANK_NAMES.items()
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +223,9 @@ class Deck:
                 cards.append(card)
                 lookup[key] = card
                 lookup[_squash(f"{label} {family}")] = card
-        spec = "themed(" + json.dumps({"name": name, "families": families}, ensure_ascii=False) + ")"
+        spec = (
+            "themed(" + json.dumps({"name": name, "families": families}, ensure_ascii=False) + ")"
+        )
         deck = cls(name, tuple(family_names), tuple(cards), spec, tuple(family_names))
         deck._lookup.update(lookup)
         return deck
@@ -296,10 +300,18 @@ class Deck:
         return iter(self.cards)
 
     def __contains__(self, item: object) -> bool:
-        return isinstance(item, Card) and item.index < len(self.cards) and self.cards[item.index] == item
+        return (
+            isinstance(item, Card)
+            and item.index < len(self.cards)
+            and self.cards[item.index] == item
+        )
 
     def __repr__(self) -> str:
-        return f"Deck.{self.spec}" if not self.spec.startswith("themed(") else f"Deck.themed({self.name!r})"
+        return (
+            f"Deck.{self.spec}"
+            if not self.spec.startswith("themed(")
+            else f"Deck.themed({self.name!r})"
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Deck) and self.spec == other.spec
@@ -359,7 +371,9 @@ class Deck:
         close = difflib.get_close_matches(text.strip(), names, n=3, cutoff=0.4)
         if not close:
             close = difflib.get_close_matches(text.strip().upper(), names, n=3, cutoff=0.3)
-        hint = f"; closest: {', '.join(close)}" if close else f"; cards are like {self.cards[0].code}"
+        hint = (
+            f"; closest: {', '.join(close)}" if close else f"; cards are like {self.cards[0].code}"
+        )
         raise UnknownCardError(f"no card {text!r} in {self!r}{hint}")
 
     def family_title(self, family: str | int) -> str:

@@ -1,0 +1,887 @@
+"""The referee: a game of Kwartet under a :class:`~kwartet_epistemic.rules.RuleSet`.
+
+The :class:`Game` knows the true deal, checks every ask, moves cards, exposes quartets,
+passes the turn and scores.  Players (and agents) get only :meth:`Game.view`.  The
+referee never imports the epistemic layer.
+
+>>> import kwartet_epistemic as kw
+>>> small = kw.Deck.piquet(families=3)
+>>> game = kw.Game.from_hands(small, {"A": ["7S", "7H", "8S", "9D"],
+...     "B": ["7D", "8H", "9S", "9H"], "C": ["7C", "8D", "8C", "9C"]}, first="A")
+>>> game.to_move
+'A'
+>>> [str(e.sentence()) for e in game.ask("B", "7D")]
+['A asks B: may I have the seven of diamonds?', 'B: yes.', 'B gives the seven of diamonds to A.']
+>>> game.ask("C", "7C")[-1].sentence()
+'A lays down the quartet of sevens.'
+>>> game.scores
+{'A': 1, 'B': 0, 'C': 0}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kwartet_epistemic.cards import Card, Deck
+from kwartet_epistemic.errors import GameSetupError, IllegalAskError, UnknownCardError
+from kwartet_epistemic.events import (
+    Answered,
+    Asked,
+    CardMoved,
+    Dealt,
+    Drew,
+    Event,
+    GameEnded,
+    HandEmptied,
+    MiddleCardTurned,
+    QuartetExposed,
+    TurnPassed,
+    transcript,
+)
+from kwartet_epistemic.rules import RuleSet
+
+__all__ = ["Ask", "Game", "PlayerView", "UnknownAskCardError", "parse_ask"]
+
+
+class UnknownAskCardError(IllegalAskError, UnknownCardError):
+    """An ask for a card name the deck does not have (both an illegal ask and an unknown card)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """One request: ``asker`` asks ``target`` for ``card``.
+
+    >>> Ask("A", "B", kw.Deck.piquet().card("QH"))
+    Ask('A', 'B', 'QH')
+    >>> str(Ask("A", "B", kw.Deck.piquet().card("QH")))
+    'A asks B for QH'
+    """
+
+    asker: str
+    target: str
+    card: Card
+
+    def __str__(self) -> str:
+        return f"{self.asker} asks {self.target} for {self.card.code}"
+
+    def __repr__(self) -> str:
+        return f"Ask({self.asker!r}, {self.target!r}, {self.card.code!r})"
+
+
+def _bits(mask: int) -> Iterable[int]:
+    """Indices of the set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _family_mask(family_index: int) -> int:
+    return 0b1111 << (4 * family_index)
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """What one player knows from the table: the only thing an agent is given.
+
+    It holds the player's own hand, the public sizes and exposures, and the public record
+    in which only this player's own draws show the drawn card.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=1)
+    >>> view = game.view("B")
+    >>> view.player, len(view.hand) == view.hand_sizes["B"]
+    ('B', True)
+    >>> all(ask.asker == view.to_move for ask in view.legal_asks())
+    True
+    """
+
+    player: str
+    deck: Deck
+    rules: RuleSet
+    players: tuple[str, ...]
+    hand: tuple[Card, ...]
+    hand_sizes: Mapping[str, int]
+    exposed: Mapping[str, str]
+    scores: Mapping[str, int]
+    to_move: str | None
+    record: tuple[Event, ...]
+    stock_size: int
+    middle: tuple[Card | None, ...]
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.to_move is None
+
+    def legal_asks(self) -> list[Ask]:
+        """The legal asks if it is this player's turn (else an empty list).
+
+        Legality depends only on the asker's own hand and public facts, so a player
+        can always compute it from the view.
+        """
+        if self.to_move != self.player:
+            return []
+        return _legal_asks_for(
+            self.deck,
+            self.rules,
+            self.player,
+            {c.index for c in self.hand},
+            [p for p in self.players if p != self.player and self.hand_sizes[p] > 0],
+            set(self.exposed),
+            {c.index for c in self.middle if c is not None},
+        )
+
+    def transcript(self) -> str:
+        """The record as this player saw it, one line per ask."""
+        return transcript(self.record)
+
+
+def _family_spread(hand: int, n_families: int) -> int:
+    """The union of the families (as 4-bit groups) that ``hand`` touches, in O(1) big-int ops."""
+    ones = _NIBBLE_ONES[n_families]
+    x = hand | hand >> 1
+    x |= x >> 2
+    return (x & ones) * 0b1111
+
+
+_NIBBLE_ONES = [sum(1 << (4 * f) for f in range(k)) for k in range(65)]
+
+
+def _askable_mask(rules: RuleSet, n_families: int, hand: int, blocked: int) -> int:
+    """The cards (bit mask) a player with ``hand`` may ask for; ``blocked`` are the exposed
+    and face-up cards."""
+    wanted = _family_spread(hand, n_families) & ~blocked
+    return wanted if rules.bluffing else wanted & ~hand
+
+
+def _askable_cards(
+    deck: Deck, rules: RuleSet, hand: int, exposed: Iterable[int], face_up: Iterable[int]
+) -> list[Card]:
+    """The cards a player with ``hand`` (a bit mask) may ask for, in deck order."""
+    blocked = 0
+    for f in exposed:
+        blocked |= _family_mask(f)
+    for i in face_up:
+        blocked |= 1 << i
+    return [deck.cards[i] for i in _bits(_askable_mask(rules, deck.n_families, hand, blocked))]
+
+
+def _legal_asks_for(
+    deck: Deck,
+    rules: RuleSet,
+    asker: str,
+    hand: set[int],
+    targets: Sequence[str],
+    exposed: set[str],
+    face_up: set[int],
+) -> list[Ask]:
+    mask = sum(1 << i for i in hand)
+    cards = _askable_cards(deck, rules, mask, (deck.family_index(f) for f in exposed), face_up)
+    return [Ask(asker, target, card) for target in targets for card in cards]
+
+
+class Game:
+    """A game of Kwartet in progress: the referee, which knows the true deal.
+
+    Start one with :meth:`deal` (shuffled with a seed) or :meth:`from_hands` (a chosen
+    deal).  The player to move plays with :meth:`ask` (and, in Memory Kwartet,
+    :meth:`turn_over`).  Illegal actions raise :class:`IllegalAskError` and change nothing.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), players=["A", "B", "C", "D"], seed=7)
+    >>> game.hand_sizes
+    {'A': 8, 'B': 8, 'C': 8, 'D': 8}
+    >>> rng = np.random.default_rng(0)
+    >>> while not game.is_over:
+    ...     asks = game.legal_asks()
+    ...     _ = game.play(asks[rng.integers(len(asks))])
+    >>> sum(game.scores.values())
+    8
+    """
+
+    def __init__(
+        self,
+        deck: Deck,
+        players: Sequence[str],
+        hands: Mapping[str, Iterable[Card | str]],
+        *,
+        dealer: str,
+        rules: RuleSet | None = None,
+        stock: Sequence[Card | str] = (),
+        aside: Iterable[Card | str] = (),
+        middle: Sequence[Card | str] = (),
+        seed: int | None = None,
+    ) -> None:
+        """Set up a game from a complete placement of the deck (use :meth:`deal` or
+        :meth:`from_hands` normally).  ``stock`` is listed bottom to top."""
+        self.rules = rules if rules is not None else RuleSet()
+        if not isinstance(self.rules, RuleSet):
+            raise GameSetupError(f"rules {rules!r}: expected a RuleSet")
+        if not isinstance(deck, Deck):
+            raise GameSetupError(f"deck {deck!r}: expected a Deck such as Deck.piquet()")
+        self.deck = deck
+        self.players = self._check_players(players)
+        self.seed = seed
+        self._seat = {p: i for i, p in enumerate(self.players)}
+        if dealer not in self._seat:
+            raise GameSetupError(f"dealer {dealer!r} is not one of the players {self.players}")
+        self.dealer = dealer
+        n = len(self.players)
+        if set(hands) != set(self.players):
+            raise GameSetupError(
+                f"hands are given for {sorted(hands)}; expected exactly the players "
+                f"{list(self.players)}"
+            )
+        placed: dict[int, str] = {}
+
+        def place(cards: Iterable[Card | str], where: str) -> list[int]:
+            if isinstance(cards, str):
+                raise GameSetupError(f"{where}: expected a list of cards, got the string {cards!r}")
+            indices = []
+            for item in cards:
+                try:
+                    card = deck.card(item)
+                except UnknownCardError as err:
+                    raise GameSetupError(f"{where}: {err}") from err
+                if card.index in placed:
+                    raise GameSetupError(
+                        f"card {card.code} is placed twice: in {placed[card.index]} and in {where}"
+                    )
+                placed[card.index] = where
+                indices.append(card.index)
+            return indices
+
+        hand_masks = []
+        for p in self.players:
+            mask = 0
+            for i in place(hands[p], f"{p}'s hand"):
+                mask |= 1 << i
+            hand_masks.append(mask)
+        stock_list = place(stock, "the stock")
+        aside_list = place(aside, "the set-aside pile")
+        middle_list = place(middle, "the middle")
+        missing = [c.code for c in deck.cards if c.index not in placed]
+        if missing:
+            raise GameSetupError(
+                f"cards {', '.join(missing)} are placed nowhere; every card must be in a hand, "
+                "the stock, the set-aside pile or the middle"
+            )
+        if stock_list and not self.rules.draw_pile:
+            raise GameSetupError("a stock was given but the rules have no draw pile")
+        if len(middle_list) != self.rules.memory_cards:
+            raise GameSetupError(
+                f"the middle holds {len(middle_list)} cards; the rules ask for "
+                f"memory_cards={self.rules.memory_cards}"
+            )
+        if n < 2 or (n == 2 and not self.rules.draw_pile):
+            raise GameSetupError(
+                f"{n} players: Kwartet needs 3 to 6 players (2 only with a draw pile)"
+            )
+
+        self._hands: list[int] = hand_masks
+        self._stock: list[int] = stock_list
+        self._aside: int = sum(1 << i for i in aside_list)
+        self._middle: list[int] = middle_list
+        self._middle_up: list[bool] = [False] * len(middle_list)
+        self._exposed: dict[int, int] = {}
+        # Cards nobody may ask for: exposed families and face-up middle cards.
+        self._blocked = 0
+        # Families that can never be completed: a card of theirs is out of play face down.
+        dead = self._aside
+        for i in middle_list:
+            dead |= 1 << i
+        self._unfinished = ((1 << len(deck)) - 1) & ~_family_spread(dead, deck.n_families)
+        self._last_quartet_at: list[int] = [-1] * n
+        self._events: list[Event] = []
+        self._public: list[Event] = []
+        self._actions: list[tuple[Any, ...]] = []
+        self._turned_this_turn = False
+        self._initial = (
+            tuple(tuple(_bits(m)) for m in hand_masks),
+            tuple(stock_list),
+            tuple(aside_list),
+            tuple(middle_list),
+        )
+        self._emit(
+            Dealt(
+                self.players,
+                dealer,
+                tuple(bin(m).count("1") for m in hand_masks),
+                len(stock_list),
+                len(aside_list),
+                len(middle_list),
+            )
+        )
+        for seat in range(n):
+            self._expose_complete(seat)
+        for seat in range(n):
+            if self._hands[seat] == 0:
+                self._emit(HandEmptied(self.players[seat]))
+        self._to_move: int | None = None
+        self._settle_turn((self._seat[dealer] + 1) % n, "start")
+
+    # ----- construction -------------------------------------------------------------
+
+    @staticmethod
+    def _check_players(players: Sequence[str]) -> tuple[str, ...]:
+        if isinstance(players, str) or not isinstance(players, Sequence):
+            raise GameSetupError(
+                f"players {players!r}: expected a list of names such as ['A', 'B', 'C']"
+            )
+        names = tuple(players)
+        for name in names:
+            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_]+", name):
+                raise GameSetupError(
+                    f"player name {name!r}: expected letters, digits or '_' (it is used in "
+                    "formulas such as has(A, QH))"
+                )
+        if len(set(names)) != len(names):
+            raise GameSetupError(f"players {list(names)}: names must be unique")
+        if len(names) > 6:
+            raise GameSetupError(f"{len(names)} players: Kwartet is for 3 to 6 players")
+        return names
+
+    @classmethod
+    def deal(
+        cls,
+        deck: Deck,
+        players: Sequence[str],
+        seed: int | None = None,
+        rules: RuleSet | None = None,
+    ) -> Game:
+        """Shuffle with ``seed``, pick the dealer at random and deal singly clockwise from
+        the dealer's left; complete quartets are exposed at once; the player left of the
+        dealer starts.  The same seed gives the same game on any machine.
+
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C"], seed=3)
+        >>> g.hand_sizes, g.dealer, g.to_move
+        ({'A': 10, 'B': 11, 'C': 11}, 'A', 'B')
+        """
+        rules = rules if rules is not None else RuleSet()
+        names = cls._check_players(players)
+        n = len(names)
+        if n < 2:
+            raise GameSetupError(f"{n} players: Kwartet needs 3 to 6 players")
+        rng = np.random.default_rng(seed)
+        order = [deck.cards[int(i)] for i in rng.permutation(len(deck))]
+        dealer_seat = int(rng.integers(n))
+        middle = order[: rules.memory_cards]
+        rest = order[rules.memory_cards :]
+        if rules.draw_pile:
+            dealt = rules.cards_each * n
+            if dealt > len(rest):
+                raise GameSetupError(
+                    f"cards_each={rules.cards_each} for {n} players needs {dealt} cards; the deck "
+                    f"has {len(rest)} to deal"
+                )
+            to_deal, leftover = rest[:dealt], rest[dealt:]
+        elif rules.dealing == "equal":
+            dealt = (len(rest) // n) * n
+            to_deal, leftover = rest[:dealt], rest[dealt:]
+        else:
+            to_deal, leftover = rest, []
+        hands: dict[str, list[Card]] = {p: [] for p in names}
+        for k, card in enumerate(to_deal):
+            hands[names[(dealer_seat + 1 + k) % n]].append(card)
+        # The stock keeps the shuffled order; its top is the end of the list.
+        return cls(
+            deck,
+            names,
+            hands,
+            dealer=names[dealer_seat],
+            rules=rules,
+            stock=leftover if rules.draw_pile else (),
+            aside=() if rules.draw_pile else leftover,
+            middle=middle,
+            seed=seed,
+        )
+
+    @classmethod
+    def from_hands(
+        cls,
+        deck: Deck,
+        hands: Mapping[str, Iterable[Card | str]],
+        first: str | None = None,
+        rules: RuleSet | None = None,
+        *,
+        stock: Sequence[Card | str] = (),
+        aside: Iterable[Card | str] = (),
+        middle: Sequence[Card | str] = (),
+    ) -> Game:
+        """A game from a chosen deal; seats follow the order of ``hands``; ``first``
+        (default: the first player) moves first, so the dealer sits to their right.
+
+        >>> g = kw.Game.from_hands(kw.Deck.piquet(families=1),
+        ...     {"A": ["7S", "7H"], "B": ["7D"], "C": ["7C"]}, first="B")
+        >>> g.to_move, g.dealer
+        ('B', 'A')
+        """
+        if not isinstance(hands, Mapping):
+            raise GameSetupError(f"hands {hands!r}: expected a mapping of player to cards")
+        players = cls._check_players(list(hands))
+        first = players[0] if first is None else first
+        if first not in players:
+            raise GameSetupError(f"first player {first!r} is not one of {list(players)}")
+        dealer = players[(players.index(first) - 1) % len(players)]
+        return cls(
+            deck,
+            players,
+            hands,
+            dealer=dealer,
+            rules=rules,
+            stock=stock,
+            aside=aside,
+            middle=middle,
+        )
+
+    # ----- state --------------------------------------------------------------------
+
+    @property
+    def to_move(self) -> str | None:
+        """The player whose turn it is; None once the game is over."""
+        return None if self._to_move is None else self.players[self._to_move]
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self._to_move is None
+
+    def hand(self, player: str) -> tuple[Card, ...]:
+        """A player's hand in deck order (the referee's knowledge).
+
+        >>> kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7).hand("A")[0]
+        Card('8H')
+        """
+        return tuple(self.deck.cards[i] for i in _bits(self._hands[self._seat_of(player)]))
+
+    def _seat_of(self, player: str) -> int:
+        try:
+            return self._seat[player]
+        except (KeyError, TypeError):
+            raise GameSetupError(
+                f"player {player!r} is not in this game; players are {', '.join(self.players)}"
+            ) from None
+
+    @property
+    def hand_sizes(self) -> dict[str, int]:
+        """Every player's number of cards (public)."""
+        return {p: m.bit_count() for p, m in zip(self.players, self._hands, strict=True)}
+
+    @property
+    def exposed(self) -> dict[str, str]:
+        """Exposed quartets: family -> the player who laid it down, in the order laid."""
+        return {self.deck.families[f]: self.players[s] for f, s in self._exposed.items()}
+
+    @property
+    def scores(self) -> dict[str, int]:
+        """Quartets laid down per player."""
+        counts = dict.fromkeys(self.players, 0)
+        for seat in self._exposed.values():
+            counts[self.players[seat]] += 1
+        return counts
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        """The winners once the game is over (several if they share the win), else ()."""
+        if not self.is_over:
+            return ()
+        scores = self.scores
+        best = max(scores.values())
+        leaders = [p for p in self.players if scores[p] == best]
+        if self.rules.tie_break == "earliest_last_quartet" and len(leaders) > 1 and best > 0:
+            earliest = min(self._last_quartet_at[self._seat[p]] for p in leaders)
+            leaders = [p for p in leaders if self._last_quartet_at[self._seat[p]] == earliest]
+        return tuple(leaders)
+
+    @property
+    def stock_size(self) -> int:
+        """Cards left in the draw pile."""
+        return len(self._stock)
+
+    @property
+    def middle(self) -> tuple[Card | None, ...]:
+        """Memory Kwartet: the middle cards, None where still face down."""
+        return tuple(
+            self.deck.cards[i] if up else None
+            for i, up in zip(self._middle, self._middle_up, strict=True)
+        )
+
+    @property
+    def record(self) -> tuple[Event, ...]:
+        """The public record: every event in order, draws without the drawn card."""
+        return tuple(self._public)
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """Every event with its private parts (the referee's log)."""
+        return tuple(self._events)
+
+    @property
+    def actions(self) -> tuple[tuple[Any, ...], ...]:
+        """The players' actions so far, as stored in a game record."""
+        return tuple(self._actions)
+
+    @property
+    def initial_deal(self) -> dict[str, Any]:
+        """The deal as it was before any move (for game records)."""
+        hands, stock, aside, middle = self._initial
+        code = [c.code for c in self.deck.cards]
+        return {
+            "dealer": self.dealer,
+            "hands": {p: [code[i] for i in h] for p, h in zip(self.players, hands, strict=True)},
+            "stock": [code[i] for i in stock],
+            "aside": [code[i] for i in aside],
+            "middle": [code[i] for i in middle],
+        }
+
+    def view(self, player: str) -> PlayerView:
+        """What ``player`` knows from the table; agents get only this."""
+        seat = self._seat_of(player)
+        if self.rules.draw_pile:
+            record = tuple(
+                full if isinstance(full, Drew) and full.player == player else pub
+                for full, pub in zip(self._events, self._public, strict=True)
+            )
+        else:
+            record = tuple(self._public)
+        return PlayerView(
+            player=player,
+            deck=self.deck,
+            rules=self.rules,
+            players=self.players,
+            hand=tuple(self.deck.cards[i] for i in _bits(self._hands[seat])),
+            hand_sizes=self.hand_sizes,
+            exposed=self.exposed,
+            scores=self.scores,
+            to_move=self.to_move,
+            record=record,
+            stock_size=len(self._stock),
+            middle=self.middle,
+        )
+
+    def legal_asks(self) -> list[Ask]:
+        """Every legal ask of the player to move (empty once the game is over): every
+        opponent who holds cards, times every card of a held, unexposed family that the
+        player lacks (or holds too, with bluffing).
+
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+        >>> len(g.legal_asks()), g.legal_asks()[0]
+        (36, Ask('A', 'B', '8S'))
+        """
+        targets, cards = self._legal_targets_and_cards()
+        me = self.to_move
+        return [Ask(me, target, card) for target in targets for card in cards]  # type: ignore[arg-type]
+
+    def random_legal_ask(self, rng: np.random.Generator) -> Ask:
+        """A uniformly random legal ask, drawn without listing them all (fast play-outs).
+
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+        >>> g.random_legal_ask(np.random.default_rng(1)) in g.legal_asks()
+        True
+        """
+        seat = self._to_move
+        if seat is None:
+            raise IllegalAskError("the game is over: there is no legal ask")
+        hands = self._hands
+        targets = [s for s in range(len(hands)) if s != seat and hands[s]]
+        wanted = _askable_mask(self.rules, self.deck.n_families, hands[seat], self._blocked)
+        n_cards = wanted.bit_count()
+        k = int(rng.integers(len(targets) * n_cards))
+        target, nth = divmod(k, n_cards)
+        for _ in range(nth):
+            wanted &= wanted - 1
+        card = self.deck.cards[(wanted & -wanted).bit_length() - 1]
+        return Ask(self.players[seat], self.players[targets[target]], card)
+
+    def _legal_targets_and_cards(self) -> tuple[list[str], list[Card]]:
+        seat = self._to_move
+        if seat is None:
+            return [], []
+        hands = self._hands
+        targets = [p for s, p in enumerate(self.players) if s != seat and hands[s]]
+        wanted = _askable_mask(self.rules, self.deck.n_families, hands[seat], self._blocked)
+        return targets, [self.deck.cards[i] for i in _bits(wanted)]
+
+    # ----- moves --------------------------------------------------------------------
+
+    def play(self, ask: Ask) -> list[Event]:
+        """Play an :class:`Ask` (as agents return them); the asker must be the player to move."""
+        if not isinstance(ask, Ask):
+            raise IllegalAskError(f"{ask!r}: expected an Ask(asker, target, card)")
+        return self.ask(ask.target, ask.card, asker=ask.asker)
+
+    def ask(self, target: str, card: Card | str, *, asker: str | None = None) -> list[Event]:
+        """The player to move asks ``target`` for ``card``; returns the events that follow.
+
+        Raises :class:`IllegalAskError` naming the broken rule, changing nothing.
+
+        >>> g = kw.Game.from_hands(kw.Deck.piquet(families=2),
+        ...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+        >>> g.ask("A", "7H")
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.IllegalAskError: A may not ask themselves for a card
+        >>> g.ask("B", "7S")
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.IllegalAskError: A may not ask for 7S: A holds it already
+        """
+        seat, target_seat, card_index = self._check_ask(target, card, asker)
+        start = len(self._events)
+        self._resolve_ask(seat, target_seat, card_index)
+        return self._events[start:]
+
+    def _check_ask(self, target: str, card: Card | str, asker: str | None) -> tuple[int, int, int]:
+        if self._to_move is None:
+            raise IllegalAskError("the game is over: nobody may ask")
+        seat = self._to_move
+        me = self.players[seat]
+        if asker is not None and asker != me:
+            raise IllegalAskError(f"it is not {asker}'s turn: {me} is to move")
+        try:
+            if type(card) is Card and self.deck.cards[card.index] is card:  # fast path
+                resolved = card
+            else:
+                resolved = self.deck.card(card)
+        except (UnknownCardError, IndexError) as err:
+            raise UnknownAskCardError(f"{me} may not ask for an unknown card: {err}") from None
+        target_seat = self._seat.get(target) if isinstance(target, str) else None
+        if target_seat is None:
+            raise IllegalAskError(
+                f"{me} may not ask {target!r}: no such player; players are {', '.join(self.players)}"
+            )
+        if target_seat == seat:
+            raise IllegalAskError(f"{me} may not ask themselves for a card")
+        if not self._hands[target_seat]:
+            raise IllegalAskError(f"{me} may not ask {target}: {target} has no cards")
+        f = resolved.family_index
+        if f in self._exposed:
+            raise IllegalAskError(
+                f"{me} may not ask for {resolved.code}: the quartet of "
+                f"{self.deck.family_titles[f]} is already exposed"
+            )
+        hand = self._hands[seat]
+        if not hand & _family_mask(f):
+            raise IllegalAskError(
+                f"{me} may not ask for {resolved.code}: {me} holds no card of the "
+                f"{self.deck.family_titles[f]}"
+            )
+        if hand >> resolved.index & 1 and not self.rules.bluffing:
+            raise IllegalAskError(f"{me} may not ask for {resolved.code}: {me} holds it already")
+        if self._blocked >> resolved.index & 1:
+            raise IllegalAskError(
+                f"{me} may not ask for {resolved.code}: it lies face up in the middle"
+            )
+        return seat, target_seat, resolved.index
+
+    def _resolve_ask(self, seat: int, target_seat: int, card_index: int) -> None:
+        card = self.deck.cards[card_index]
+        me, target = self.players[seat], self.players[target_seat]
+        bit = 1 << card_index
+        has_card = bool(self._hands[target_seat] & bit)
+        self._actions.append(("ask", me, target, card.code, has_card))
+        self._emit(Asked(me, target, card))
+        self._emit(Answered(target, card, has_card))
+        if has_card:
+            self._hands[target_seat] ^= bit
+            self._hands[seat] |= bit
+            self._emit(CardMoved(card, target, me))
+            self._expose_complete(seat, card.family_index)
+            if not self._hands[target_seat]:
+                self._emit(HandEmptied(target))
+            if not self._hands[seat]:
+                self._emit(HandEmptied(me))
+            self._settle_turn(seat, "")
+            return
+        next_seat = (
+            target_seat if self.rules.refusal_turn == "asked" else (seat + 1) % len(self.players)
+        )
+        if self._stock:
+            completed = self._draw(seat)
+            if completed and self.rules.bonus_turn and self._hands[seat]:
+                self._settle_turn(seat, "")
+                return
+        self._settle_turn(next_seat, "refusal")
+
+    def turn_over(self, slot: int) -> list[Event]:
+        """Memory Kwartet: the player to move turns over face-down middle card ``slot``
+        for all to see (at most once per turn); the player then asks as usual."""
+        if self._to_move is None:
+            raise IllegalAskError("the game is over: nobody may turn over a card")
+        if not self._middle:
+            raise IllegalAskError("there are no middle cards: the rules have memory_cards=0")
+        if not isinstance(slot, int) or not 0 <= slot < len(self._middle):
+            raise IllegalAskError(
+                f"middle slot {slot!r}: expected an integer from 0 to {len(self._middle) - 1}"
+            )
+        if self._middle_up[slot]:
+            raise IllegalAskError(f"middle card {slot} is already face up")
+        if self._turned_this_turn:
+            raise IllegalAskError(f"{self.to_move} has already turned over a middle card this turn")
+        me = self.players[self._to_move]
+        start = len(self._events)
+        self._middle_up[slot] = True
+        self._blocked |= 1 << self._middle[slot]
+        self._turned_this_turn = True
+        self._actions.append(("turn_over", me, slot))
+        self._emit(MiddleCardTurned(me, slot, self.deck.cards[self._middle[slot]]))
+        # The turned card may leave the mover with nothing to ask for.
+        self._settle_turn(self._to_move, "")
+        return self._events[start:]
+
+    # ----- internals ----------------------------------------------------------------
+
+    def _emit(self, event: Event) -> None:
+        self._events.append(event)
+        self._public.append(event.public() if type(event) is Drew else event)
+
+    def _expose_complete(self, seat: int, family: int | None = None) -> bool:
+        """Expose every complete family in a hand (or just ``family``); True if one was."""
+        hand = self._hands[seat]
+        families = range(self.deck.n_families) if family is None else (family,)
+        exposed_any = False
+        for f in families:
+            mask = _family_mask(f)
+            if hand & mask == mask:
+                hand ^= mask
+                self._exposed[f] = seat
+                self._blocked |= mask
+                self._unfinished &= ~mask
+                self._last_quartet_at[seat] = len(self._events)
+                self._emit(
+                    QuartetExposed(
+                        self.players[seat], self.deck.families[f], self.deck.family_titles[f]
+                    )
+                )
+                exposed_any = True
+        self._hands[seat] = hand
+        return exposed_any
+
+    def _draw(self, seat: int) -> bool:
+        """``seat`` draws the top stock card; True if it completed a quartet."""
+        index = self._stock.pop()
+        self._hands[seat] |= 1 << index
+        self._emit(Drew(self.players[seat], self.deck.cards[index]))
+        return self._expose_complete(seat, self.deck.cards[index].family_index)
+
+    def _can_ask(self, seat: int) -> bool:
+        hands = self._hands
+        return bool(
+            hands[seat]
+            and any(hands[s] for s in range(len(hands)) if s != seat)
+            and _askable_mask(self.rules, self.deck.n_families, hands[seat], self._blocked)
+        )
+
+    def _settle_turn(self, seat: int, reason: str) -> None:
+        """Give the turn to ``seat`` or, if it cannot ask (empty hand, nobody to ask, or
+        only cards of families that can no longer be asked for), to the next player
+        clockwise who can.  If nobody can ask, the player due draws from the stock.  End
+        the game when no quartet can be completed any more."""
+        n = len(self.players)
+        while True:
+            if not self._unfinished:
+                self._end()
+                return
+            movers = [(seat + k) % n for k in range(n) if self._can_ask((seat + k) % n)]
+            if movers:
+                break
+            if not self._stock:  # cannot happen while a quartet is completable; be safe
+                self._end()
+                return
+            holders = [(seat + k) % n for k in range(n) if self._hands[(seat + k) % n]]
+            seat = holders[0] if holders else seat
+            self._draw(seat)
+        candidate = movers[0]
+        if candidate != self._to_move:
+            if candidate == seat:
+                why = reason or "turn"
+            else:
+                why = "empty hand" if not self._hands[seat] else "cannot ask"
+            self._to_move = candidate
+            self._turned_this_turn = False
+            self._emit(TurnPassed(self.players[candidate], why))
+
+    def _end(self) -> None:
+        self._to_move = None
+        scores = self.scores
+        revealed = tuple(self.deck.cards[i] for i in (*_bits(self._aside), *self._middle))
+        self._emit(
+            GameEnded(self.players, tuple(scores[p] for p in self.players), self.winners, revealed)
+        )
+
+    # ----- text ---------------------------------------------------------------------
+
+    def transcript(self) -> str:
+        """The whole game as readable lines (the referee's log, draws shown)."""
+        return transcript(self._events)
+
+    def __str__(self) -> str:
+        lines = [
+            f"Kwartet, {self.rules.name} rules, {self.deck!r}, players {', '.join(self.players)}"
+        ]
+        for p in self.players:
+            cards = " ".join(c.code for c in self.hand(p)) or "-"
+            lines.append(f"  {p}: {cards}  ({self.scores[p]} quartets)")
+        lines.append(f"  to move: {self.to_move or 'nobody, game over'}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        state = "over" if self.is_over else f"{self.to_move} to move"
+        return (
+            f"<Game {self.deck!r} {list(self.players)} rules={self.rules.name} "
+            f"events={len(self._events)} {state}>"
+        )
+
+    def copy(self) -> Game:
+        """An independent copy of the game (for search and what-if analysis)."""
+        other = object.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._hands = list(self._hands)
+        other._stock = list(self._stock)
+        other._middle = list(self._middle)
+        other._middle_up = list(self._middle_up)
+        other._exposed = dict(self._exposed)
+        other._last_quartet_at = list(self._last_quartet_at)
+        other._events = list(self._events)
+        other._public = list(self._public)
+        other._actions = list(self._actions)
+        return other
+
+
+_ASK_PATTERN = re.compile(
+    r"^\s*(?P<target>[A-Za-z0-9_]+)\s*[,:]?\s*(?:(?:please\s*,?\s*)?(?:may|can|could)\s+i\s+(?:please\s+)?have\s+|do\s+you\s+have\s+|have\s+you\s+got\s+)?(?:the\s+)?(?P<card>.+?)\s*[?.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def parse_ask(text: str, game: Game | PlayerView, asker: str | None = None) -> Ask:
+    """Read an ask typed by a person: ``"B QH"`` or ``"B, may I have the queen of hearts?"``.
+
+    >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+    >>> parse_ask("C, may I have the queen of hearts?", g)
+    Ask('A', 'C', 'QH')
+    """
+    if not isinstance(text, str):
+        raise IllegalAskError(f"ask {text!r}: expected text such as 'B QH'")
+    match = _ASK_PATTERN.match(text)
+    if not match:
+        raise IllegalAskError(f"ask {text!r}: expected a player and a card, such as 'B QH'")
+    target, card_text = match.group("target"), match.group("card")
+    players = game.players
+    by_lower = {p.lower(): p for p in players}
+    if target.lower() not in by_lower:
+        raise IllegalAskError(
+            f"ask {text!r}: {target!r} is not a player; players are {', '.join(players)}"
+        )
+    try:
+        card = game.deck.card(card_text)
+    except UnknownCardError as err:
+        raise UnknownAskCardError(f"ask {text!r}: {err}") from None
+    mover = asker or game.to_move
+    if mover is None:
+        raise IllegalAskError("the game is over: nobody may ask")
+    return Ask(mover, by_lower[target.lower()], card)

@@ -1,0 +1,278 @@
+"""The classic puzzles as knowledge structures: muddy children and Russian cards.
+
+The explicit (Kripke model) versions are in :mod:`kwartet_epistemic.examples`; these
+use the same agent and atom names, so formulas carry over between the two engines.
+
+Muddy children: children ``"1"``..``"n"``, atom ``m<i>`` says child i is muddy; every
+child sees every other forehead but not its own.
+
+>>> n = 4
+>>> ks = muddy_children_structure(n).announce(muddy_children_father(n))
+>>> muddy_children_rounds(ks, {1, 2, 3})
+2
+
+Russian cards: cards 0..6 dealt three to Alice, three to Bob and one to Cath; atom
+``a3`` says Alice holds card 3 (``b3`` Bob, ``c3`` Cath) and each agent observes its
+own atoms.
+
+>>> ks = russian_cards_structure()
+>>> ks.count_states()
+140
+>>> after = ks.announce(russian_cards_alice_says([(0, 1, 2), (0, 3, 4), (0, 5, 6),
+...                                               (1, 3, 5), (2, 4, 6)]))
+>>> after.holds(russian_cards_bob_knows_alice(), russian_cards_deal((0, 1, 2), (3, 4, 5), (6,)))
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from itertools import combinations
+
+from kwartet_epistemic.errors import ModelError
+from kwartet_epistemic.logic.formula import (
+    Atom,
+    Formula,
+    K,
+    Kw,
+    Not,
+    conjunction,
+    disjunction,
+)
+from kwartet_epistemic.symbolic.structure import KnowledgeStructure
+
+__all__ = [
+    "RUSSIAN_CARDS_AGENTS",
+    "RUSSIAN_CARDS_CARDS",
+    "muddy_children_father",
+    "muddy_children_muddy_know",
+    "muddy_children_nobody_knows",
+    "muddy_children_rounds",
+    "muddy_children_state",
+    "muddy_children_structure",
+    "russian_cards_alice_says",
+    "russian_cards_atom",
+    "russian_cards_bob_knows_alice",
+    "russian_cards_cath_ignorant",
+    "russian_cards_deal",
+    "russian_cards_structure",
+]
+
+# ------------------------------------------------------------------ muddy children
+
+
+def _check_children(n: int) -> None:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ModelError(f"number of children {n!r}: expected a positive integer")
+
+
+def _muddy_atom(child: int) -> Atom:
+    return Atom(f"m{child}")
+
+
+def muddy_children_structure(n: int, *, backend: str = "auto") -> KnowledgeStructure:
+    """The ``n`` muddy children before the father speaks: all ``2**n`` states.
+
+    >>> ks = muddy_children_structure(3)
+    >>> ks.count_states(), sorted(ks.observed["1"])
+    (8, ['m2', 'm3'])
+    """
+    _check_children(n)
+    vocabulary = [_muddy_atom(i).name for i in range(1, n + 1)]
+    observed = {
+        str(i): [name for j, name in enumerate(vocabulary, start=1) if j != i]
+        for i in range(1, n + 1)
+    }
+    return KnowledgeStructure(vocabulary, "top", observed, backend=backend)
+
+
+def muddy_children_father(n: int) -> Formula:
+    """The father's announcement: at least one child is muddy.
+
+    >>> str(muddy_children_father(3))
+    'm1 | m2 | m3'
+    """
+    _check_children(n)
+    return disjunction(_muddy_atom(i) for i in range(1, n + 1))
+
+
+def muddy_children_nobody_knows(n: int) -> Formula:
+    """One round of silence: no child knows whether it is muddy.
+
+    >>> str(muddy_children_nobody_knows(2))
+    '~Kw_1 m1 & ~Kw_2 m2'
+    """
+    _check_children(n)
+    return conjunction(Not(Kw(str(i), _muddy_atom(i))) for i in range(1, n + 1))
+
+
+def muddy_children_muddy_know(muddy: Iterable[int]) -> Formula:
+    """Every muddy child knows it is muddy.
+
+    >>> str(muddy_children_muddy_know([1, 3]))
+    'K_1 m1 & K_3 m3'
+    """
+    return conjunction(K(str(i), _muddy_atom(i)) for i in sorted(set(muddy)))
+
+
+def muddy_children_state(muddy: Iterable[int]) -> frozenset[str]:
+    """The state in which exactly the given children are muddy.
+
+    >>> sorted(muddy_children_state([2, 1]))
+    ['m1', 'm2']
+    """
+    return frozenset(_muddy_atom(i).name for i in muddy)
+
+
+def muddy_children_rounds(structure: KnowledgeStructure, muddy: Collection[int]) -> int:
+    """How many rounds of "nobody knows" pass before the muddy children know.
+
+    ``structure`` is the muddy children structure after the father's announcement;
+    the rounds are public announcements made one after the other, so the work is a
+    chain of BDD updates.  With k muddy children the answer is k - 1.
+
+    >>> n = 3
+    >>> ks = muddy_children_structure(n).announce(muddy_children_father(n))
+    >>> muddy_children_rounds(ks, {1, 2, 3}), muddy_children_rounds(ks, {2})
+    (2, 0)
+    """
+    if not muddy:
+        raise ModelError("no muddy child: the father's announcement would be false")
+    n = len(structure.vocabulary)
+    state = muddy_children_state(muddy)
+    goal = muddy_children_muddy_know(muddy)
+    silence = muddy_children_nobody_knows(n)
+    rounds = 0
+    while not structure.holds(goal, state):
+        if not structure.holds(silence, state):
+            raise ModelError(
+                f"in state {sorted(state)} some clean child knows before the muddy ones do"
+            )
+        structure = structure.announce(silence)
+        rounds += 1
+    return rounds
+
+
+# ------------------------------------------------------------------ Russian cards
+
+RUSSIAN_CARDS_AGENTS: tuple[str, str, str] = ("Alice", "Bob", "Cath")
+RUSSIAN_CARDS_CARDS: tuple[int, ...] = tuple(range(7))
+_HAND_SIZES = {"Alice": 3, "Bob": 3, "Cath": 1}
+
+
+def russian_cards_atom(agent: str, card: int) -> Atom:
+    """The atom "agent holds card": ``a3`` for Alice and card 3, ``b``/``c`` likewise.
+
+    >>> russian_cards_atom("Cath", 6)
+    Atom(name='c6')
+    """
+    if agent not in RUSSIAN_CARDS_AGENTS:
+        raise ModelError(f"unknown agent {agent!r}: expected one of {RUSSIAN_CARDS_AGENTS}")
+    if card not in RUSSIAN_CARDS_CARDS:
+        raise ModelError(f"unknown card {card!r}: expected one of 0..6")
+    return Atom(f"{agent[0].lower()}{card}")
+
+
+def russian_cards_structure(*, backend: str = "auto") -> KnowledgeStructure:
+    """All 140 deals of seven cards (3 to Alice, 3 to Bob, 1 to Cath).
+
+    The variable order is card by card (``a0 b0 c0 a1 ...``), which keeps the
+    one-owner-per-card constraints local.
+
+    >>> ks = russian_cards_structure()
+    >>> ks.is_valid("K_Cath c6 | ~c6"), ks.is_valid("K_Bob c6")
+    (True, False)
+    """
+    vocabulary = [
+        russian_cards_atom(agent, card).name
+        for card in RUSSIAN_CARDS_CARDS
+        for agent in RUSSIAN_CARDS_AGENTS
+    ]
+    one_owner = conjunction(
+        disjunction(
+            conjunction(
+                russian_cards_atom(other, card) if other == owner
+                else Not(russian_cards_atom(other, card))
+                for other in RUSSIAN_CARDS_AGENTS
+            )
+            for owner in RUSSIAN_CARDS_AGENTS
+        )
+        for card in RUSSIAN_CARDS_CARDS
+    )  # fmt: skip
+    # With one owner per card, fixing Alice's and Cath's hand sizes fixes Bob's.
+    sizes = conjunction(_holds_exactly(agent, _HAND_SIZES[agent]) for agent in ("Alice", "Cath"))
+    observed = {
+        agent: [russian_cards_atom(agent, card).name for card in RUSSIAN_CARDS_CARDS]
+        for agent in RUSSIAN_CARDS_AGENTS
+    }
+    return KnowledgeStructure(vocabulary, one_owner & sizes, observed, backend=backend)
+
+
+def _holds_exactly(agent: str, size: int) -> Formula:
+    return disjunction(_holds_hand(agent, hand) for hand in combinations(RUSSIAN_CARDS_CARDS, size))
+
+
+def _holds_hand(agent: str, hand: Iterable[int]) -> Formula:
+    """The agent's hand is exactly ``hand``."""
+    cards = set(hand)
+    return conjunction(
+        russian_cards_atom(agent, card) if card in cards else Not(russian_cards_atom(agent, card))
+        for card in RUSSIAN_CARDS_CARDS
+    )
+
+
+def russian_cards_deal(
+    alice: Iterable[int], bob: Iterable[int], cath: Iterable[int]
+) -> frozenset[str]:
+    """The state of a deal, e.g. Alice 012, Bob 345, Cath 6.
+
+    >>> sorted(russian_cards_deal((0, 1, 2), (3, 4, 5), (6,)))
+    ['a0', 'a1', 'a2', 'b3', 'b4', 'b5', 'c6']
+    """
+    hands = {"Alice": tuple(alice), "Bob": tuple(bob), "Cath": tuple(cath)}
+    dealt = [card for hand in hands.values() for card in hand]
+    if sorted(dealt) != list(RUSSIAN_CARDS_CARDS) or any(
+        len(hands[agent]) != _HAND_SIZES[agent] for agent in RUSSIAN_CARDS_AGENTS
+    ):
+        raise ModelError(
+            f"not a deal: {hands}; expected cards 0..6 once each, 3 to Alice and Bob, 1 to Cath"
+        )
+    return frozenset(
+        russian_cards_atom(agent, card).name for agent, hand in hands.items() for card in hand
+    )
+
+
+def russian_cards_alice_says(hands: Iterable[Iterable[int]]) -> Formula:
+    """Alice's announcement "my hand is one of these": ``K_Alice`` of the disjunction.
+
+    >>> str(russian_cards_alice_says([(0, 1, 2)]))
+    'K_Alice (a0 & a1 & a2 & ~a3 & ~a4 & ~a5 & ~a6)'
+    """
+    options = [tuple(hand) for hand in hands]
+    if not options or any(
+        len(set(h)) != 3 or not set(h) <= set(RUSSIAN_CARDS_CARDS) for h in options
+    ):
+        raise ModelError(f"hands {options}: expected one or more hands of three cards from 0..6")
+    return K("Alice", disjunction(_holds_hand("Alice", hand) for hand in options))
+
+
+def russian_cards_bob_knows_alice() -> Formula:
+    """Bob knows Alice's hand (and so the whole deal): he knows whether she holds each card.
+
+    >>> russian_cards_structure().is_satisfiable(russian_cards_bob_knows_alice())
+    False
+    """
+    return conjunction(Kw("Bob", russian_cards_atom("Alice", c)) for c in RUSSIAN_CARDS_CARDS)
+
+
+def russian_cards_cath_ignorant() -> Formula:
+    """Cath knows of no card that Alice holds it, and of no card that Bob holds it.
+
+    >>> russian_cards_structure().is_valid(russian_cards_cath_ignorant())
+    True
+    """
+    return conjunction(
+        Not(K("Cath", russian_cards_atom(agent, card)))
+        for card in RUSSIAN_CARDS_CARDS
+        for agent in ("Alice", "Bob")
+    )

@@ -1,0 +1,699 @@
+"""Knowledge structures: S5 epistemic models as BDDs, in the style of SMCDEL.
+
+A knowledge structure (van Benthem, van Eijck, Gattinger and Su, "Symbolic model
+checking for dynamic epistemic logic", LORI 2015) is a vocabulary of atoms, a law (a
+Boolean function whose models are the states) and, per agent, the atoms the agent
+observes.  Two states are indistinguishable for an agent iff they agree on its
+observed atoms.  Every formula denotes a BDD, so nothing ever loops over states:
+
+- ``K_a φ`` is ``¬∃(atoms a does not observe)(law ∧ ¬φ)``, one relational product;
+- ``D_G φ`` is the same with the unobserved sets intersected (observations pooled);
+- ``C_G φ`` is the greatest fixpoint of ``X = ⋀_{a∈G} K_a(φ ∧ X)``;
+- ``[!φ]ψ`` is ``φ → ψ`` where ψ is evaluated under the law ``law ∧ φ``.
+
+There are two layers.  :class:`BddKnowledgeStructure` works on any BDD encoding: the
+caller gives the manager, the law, per agent the BDD variables it does *not* observe,
+and a function from atoms to BDDs (so an atom such as ``has(B, QH)`` may be a formula
+over binary owner bits).  :class:`KnowledgeStructure` is the textbook form built on
+it: one BDD variable per atom, observations given as atoms.
+
+>>> from kwartet_epistemic.logic import parse
+>>> ks = KnowledgeStructure(["p", "q"], parse("p | q"), {"A": ["p"], "B": ["q"]})
+>>> ks.count_states()
+3
+>>> ks.holds("K_A p", {"p"}), ks.holds("K_A q", {"p"}), ks.holds("K_A q", {"q"})
+(True, False, True)
+>>> ks.announce("p").is_valid("C_{A,B} p")
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import fields
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from kwartet_epistemic.errors import FalseAnnouncementError, ModelError, ModelTooLargeError
+from kwartet_epistemic.logic.formula import (
+    And,
+    Announce,
+    AnnounceDual,
+    Atom,
+    Bottom,
+    C,
+    D,
+    E,
+    Formula,
+    Iff,
+    Implies,
+    K,
+    Kw,
+    M,
+    Not,
+    Or,
+    Top,
+)
+from kwartet_epistemic.logic.parser import as_formula
+from kwartet_epistemic.symbolic.backend import (
+    and_exists,
+    backend_of,
+    exact_count,
+    new_manager,
+)
+
+if TYPE_CHECKING:
+    from kwartet_epistemic.kripke import KripkeModel
+
+__all__ = [
+    "BddKnowledgeStructure",
+    "KnowledgeStructure",
+    "UnknownAgentError",
+    "UnknownAtomError",
+]
+
+# A BDD node of either backend (dd.cudd.Function or dd.autoref.Function).
+Bdd = Any
+FormulaLike = Formula | str
+
+_PROPOSITIONAL = (Top, Bottom, Atom, Not, And, Or, Implies, Iff)
+# How many top-level truth sets a structure remembers (queries repeat a lot in loops).
+_REMEMBERED_RESULTS = 256
+# states() refuses to enumerate more than this many states.
+_DEFAULT_STATE_LIMIT = 1_000_000
+
+
+class UnknownAtomError(ModelError):
+    """A formula or state names an atom that is not in the structure's vocabulary."""
+
+
+class UnknownAgentError(ModelError):
+    """A formula names an agent that the structure does not have."""
+
+
+def _canonical_ids(root: Formula) -> dict[int, int]:
+    """Number the distinct subformulas of ``root`` so equal subtrees share a number.
+
+    Keys are ``id()`` of the node objects (alive as long as ``root`` is).  Numbering
+    bottom-up with shallow keys costs one pass, where hashing the dataclasses would
+    rehash whole subtrees at every lookup (and recurse on deep conjunctions).
+    """
+    numbers: dict[int, int] = {}
+    table: dict[tuple[Any, ...], int] = {}
+    stack: list[tuple[Formula, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in numbers:
+            continue
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((child, False) for child in node.args if id(child) not in numbers)
+            continue
+        key = (type(node),) + tuple(
+            ("f", numbers[id(value)]) if isinstance(value, Formula) else value
+            for value in (getattr(node, field.name) for field in fields(node))
+        )
+        numbers[id(node)] = table.setdefault(key, len(table))
+    return numbers
+
+
+def _unique_nodes(root: Formula) -> Iterator[Formula]:
+    """Every distinct node object of the formula once (no recursion)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        stack.extend(node.args)
+
+
+class BddKnowledgeStructure:
+    """A knowledge structure over an arbitrary BDD encoding (the lower layer).
+
+    Arguments:
+        manager: a ``dd.cudd.BDD`` or ``dd.autoref.BDD``; structures made from this one
+            by announcements share it.
+        law: the BDD of the set of states.
+        unobserved_vars: per agent, the BDD variables the agent does *not* observe (the
+            variables quantified in ``K_a``).  States agreeing on every other variable
+            are indistinguishable for the agent.
+        atom_bdd: the BDD of an atom; it raises a :class:`ModelError` for unknown atoms.
+        count_vars: the variables that make up a state; counting and enumeration are
+            over assignments to them (the law must not depend on other variables).
+
+    >>> from kwartet_epistemic.logic import Atom, K, parse
+    >>> from kwartet_epistemic.symbolic.backend import new_manager
+    >>> manager = new_manager()
+    >>> manager.declare("x", "y")
+    >>> # one atom "same" encoded as x <-> y; agent A sees x, B sees nothing
+    >>> def atom_bdd(atom):
+    ...     return manager.var("x").equiv(manager.var("y"))
+    >>> ks = BddKnowledgeStructure(
+    ...     manager, manager.true, {"A": {"y"}, "B": {"x", "y"}}, atom_bdd, ["x", "y"])
+    >>> ks.count_states(), ks.count_states(Atom("same"))
+    (4, 2)
+    >>> ks.is_valid(parse("~K_A same & ~K_B same"))
+    True
+    """
+
+    def __init__(
+        self,
+        manager: Any,
+        law: Bdd,
+        unobserved_vars: Mapping[str, Collection[str]],
+        atom_bdd: Callable[[Atom], Bdd],
+        count_vars: Sequence[str],
+    ) -> None:
+        backend_of(manager)  # rejects anything but a dd manager
+        declared = set(manager.vars)
+        if id(getattr(law, "bdd", None)) != id(manager):
+            raise ModelError(f"the law {law!r} is not a BDD node of the given manager")
+        hidden: dict[str, frozenset[str]] = {}
+        for agent, variables in unobserved_vars.items():
+            names = frozenset(variables)
+            missing = sorted(names - declared)
+            if missing:
+                raise ModelError(
+                    f"agent {agent!r} has unobserved variables {missing} that the manager "
+                    "does not declare"
+                )
+            hidden[str(agent)] = names
+        counted = tuple(count_vars)
+        if len(set(counted)) != len(counted):
+            raise ModelError(f"count_vars {list(counted)} has repeated variables")
+        missing_counted = sorted(set(counted) - declared)
+        if missing_counted:
+            raise ModelError(f"count_vars {missing_counted} are not declared in the manager")
+        outside = sorted(set(manager.support(law)) - set(counted))
+        if outside:
+            raise ModelError(
+                f"the law depends on {outside}, which are not among the count_vars {counted}"
+            )
+        self._manager = manager
+        self._law = law
+        self._unobserved: Mapping[str, frozenset[str]] = MappingProxyType(hidden)
+        self._atom_bdd = atom_bdd
+        self._count_vars = counted
+        self._results: dict[Formula, Bdd] = {}
+
+    # ----------------------------------------------------------------- properties
+
+    @property
+    def manager(self) -> Any:
+        """The BDD manager, shared by every structure derived from this one."""
+        return self._manager
+
+    @property
+    def backend(self) -> str:
+        """``"cudd"`` or ``"autoref"``.
+
+        >>> KnowledgeStructure(["p"], "p", {}, backend="autoref").backend
+        'autoref'
+        """
+        return backend_of(self._manager)
+
+    @property
+    def law(self) -> Bdd:
+        """The BDD of the set of states."""
+        return self._law
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """The agents, in the order they were given."""
+        return tuple(self._unobserved)
+
+    @property
+    def unobserved_vars(self) -> Mapping[str, frozenset[str]]:
+        """Per agent, the BDD variables it does not observe (read-only)."""
+        return self._unobserved
+
+    @property
+    def count_vars(self) -> tuple[str, ...]:
+        """The BDD variables that make up a state."""
+        return self._count_vars
+
+    # ------------------------------------------------------------------ queries
+
+    def bdd(self, formula: FormulaLike) -> Bdd:
+        """The BDD of the set of states (models of the law) where the formula holds.
+
+        >>> ks = KnowledgeStructure(["p", "q"], "p | q", {"A": ["p"]})
+        >>> ks.bdd("K_A q") == ks.bdd("~p & q")
+        True
+        """
+        return self._law & self._truth(as_formula(formula))
+
+    def is_valid(self, formula: FormulaLike) -> bool:
+        """Whether the formula holds in every state of the structure.
+
+        >>> KnowledgeStructure(["p"], "top", {"A": []}).is_valid("K_A p | K_A ~p")
+        False
+        """
+        return (self._law & ~self._truth(as_formula(formula))) == self._manager.false
+
+    def is_satisfiable(self, formula: FormulaLike) -> bool:
+        """Whether the formula holds in at least one state of the structure.
+
+        >>> KnowledgeStructure(["p"], "top", {"A": ["p"]}).is_satisfiable("K_A p")
+        True
+        """
+        return (self._law & self._truth(as_formula(formula))) != self._manager.false
+
+    def count_states(self, formula: FormulaLike | None = None) -> int:
+        """The exact number of states (where the formula holds, if one is given).
+
+        >>> ks = KnowledgeStructure([f"p{i}" for i in range(100)], "top", {})
+        >>> ks.count_states() == 2**100, ks.count_states("p0 & p99") == 2**98
+        (True, True)
+        """
+        target = self._law if formula is None else self.bdd(formula)
+        return exact_count(self._manager, target, self._count_vars)
+
+    def holds_at(self, formula: FormulaLike, assignment: Mapping[str, bool]) -> bool:
+        """Truth of the formula at the state given as values of all ``count_vars``.
+
+        >>> ks = KnowledgeStructure(["p", "q"], "top", {"A": ["p"]})
+        >>> ks.holds_at("K_A p", {"p": True, "q": False})
+        True
+        """
+        values = self._check_assignment(assignment)
+        truth = self._manager.let(values, self._truth(as_formula(formula)))
+        return bool(truth == self._manager.true)
+
+    def assignments(self, *, limit: int = _DEFAULT_STATE_LIMIT) -> Iterator[dict[str, bool]]:
+        """Every state as values of the ``count_vars``; refuses above ``limit`` states.
+
+        >>> ks = KnowledgeStructure(["p", "q"], "p & ~q", {})
+        >>> list(ks.assignments())
+        [{'p': True, 'q': False}]
+        """
+        total = self.count_states()
+        if total > limit:
+            raise ModelTooLargeError(
+                f"the structure has {total} states, above the enumeration limit of {limit}; "
+                "count them with count_states() or raise the limit"
+            )
+        found = (
+            {name: bool(model[name]) for name in self._count_vars}
+            for model in self._manager.pick_iter(self._law, care_vars=set(self._count_vars))
+        )
+        # A fixed order (lexicographic in count_vars, false before true) for reproducibility.
+        yield from sorted(found, key=lambda model: tuple(model[v] for v in self._count_vars))
+
+    # ---------------------------------------------------------------- updates
+
+    def announce(self, formula: FormulaLike) -> BddKnowledgeStructure:
+        """The structure after a public announcement: the law becomes ``law ∧ φ``.
+
+        The announced formula is evaluated in this structure; the result shares the
+        manager.  Announcing a formula that holds in no state raises
+        :class:`FalseAnnouncementError` (it cannot be announced truthfully anywhere).
+
+        >>> ks = KnowledgeStructure(["p", "q"], "top", {"A": ["p"]})
+        >>> ks.announce("p -> q").count_states()
+        3
+        """
+        announced = as_formula(formula)
+        law = self._law & self._truth(announced)
+        if law == self._manager.false:
+            raise FalseAnnouncementError(
+                f"announcing {str(announced)!r} leaves no state: it is false in every state"
+            )
+        return self._with_law(law)
+
+    def _with_law(self, law: Bdd) -> BddKnowledgeStructure:
+        twin = copy.copy(self)
+        twin._law = law
+        twin._results = {}
+        return twin
+
+    # ---------------------------------------------------------------- evaluation
+
+    def _check_assignment(self, assignment: Mapping[str, bool]) -> dict[str, bool]:
+        missing = [v for v in self._count_vars if v not in assignment]
+        if missing:
+            raise ModelError(f"the state gives no value to {missing[:5]}")
+        values = {v: bool(assignment[v]) for v in self._count_vars}
+        if self._manager.let(values, self._law) != self._manager.true:
+            raise ModelError(f"{values} is not a state of this structure: it violates the law")
+        return values
+
+    def _check_agents(self, formula: Formula) -> None:
+        for agent in sorted(formula.agents()):
+            if agent not in self._unobserved:
+                raise UnknownAgentError(
+                    f"unknown agent {agent!r} in {str(formula)!r}: expected one of "
+                    f"{sorted(self._unobserved)}"
+                )
+
+    def _truth(self, formula: Formula) -> Bdd:
+        """A BDD that agrees with the formula's truth on the states of the law.
+
+        Outside the law its value is unspecified (it is what the operators happen to
+        give); every public query masks it with the law.
+        """
+        try:
+            remembered = self._results.get(formula)
+        except RecursionError:  # too deep to hash: evaluate without remembering
+            return self._evaluate(formula, self._law)
+        if remembered is not None:
+            return remembered
+        self._check_agents(formula)
+        result = self._evaluate(formula, self._law)
+        if len(self._results) >= _REMEMBERED_RESULTS:
+            self._results.pop(next(iter(self._results)))
+        self._results[formula] = result
+        return result
+
+    def _evaluate(self, root: Formula, law: Bdd) -> Bdd:
+        """Evaluate with an explicit work stack, caching each (subformula, law) pair."""
+        numbers = _canonical_ids(root)
+        cache: dict[tuple[int, Bdd], Bdd] = {}
+        needed: list[tuple[Formula, Bdd]] = []
+
+        def value(child: Formula, child_law: Bdd) -> Bdd | None:
+            found = cache.get((numbers[id(child)], child_law))
+            if found is None:
+                needed.append((child, child_law))
+            return found
+
+        stack: list[tuple[Formula, Bdd]] = [(root, law)]
+        while stack:
+            node, node_law = stack[-1]
+            key = (numbers[id(node)], node_law)
+            if key in cache:
+                stack.pop()
+                continue
+            needed.clear()
+            result = self._step(node, node_law, value)
+            if result is None:
+                stack.extend(needed)
+            else:
+                cache[key] = result
+                stack.pop()
+        return cache[(numbers[id(root)], law)]
+
+    def _step(
+        self, node: Formula, law: Bdd, value: Callable[[Formula, Bdd], Bdd | None]
+    ) -> Bdd | None:
+        """The BDD of ``node`` under ``law`` if its parts are known, else ``None``.
+
+        ``value`` returns a part's BDD, or ``None`` after asking for it to be computed.
+        """
+        manager = self._manager
+        match node:
+            case Top():
+                return manager.true
+            case Bottom():
+                return manager.false
+            case Atom():
+                return self._atom_bdd(node)
+            case Announce() | AnnounceDual():
+                announced = value(node.announced, law)
+                if announced is None:
+                    return None
+                inner = value(node.operand, law & announced)
+                if inner is None:
+                    return None
+                if isinstance(node, Announce):
+                    return ~announced | inner
+                return announced & inner
+            case And() | Or() | Implies() | Iff():
+                left, right = value(node.left, law), value(node.right, law)
+                if left is None or right is None:
+                    return None
+                if isinstance(node, And):
+                    return left & right
+                if isinstance(node, Or):
+                    return left | right
+                if isinstance(node, Implies):
+                    return ~left | right
+                return left.equiv(right)
+        if not isinstance(node, Not | K | M | Kw | E | D | C):
+            raise ModelError(f"unsupported formula type {type(node).__name__}: {node!r}")
+        operand = value(node.operand, law)
+        if operand is None:
+            return None
+        match node:
+            case Not():
+                return ~operand
+            case K():
+                return self._knows(self._unobserved[node.agent], law, operand)
+            case M():
+                return and_exists(law, operand, self._unobserved[node.agent])
+            case Kw():
+                hidden = self._unobserved[node.agent]
+                return self._knows(hidden, law, operand) | self._knows(hidden, law, ~operand)
+            case E():
+                return self._everybody_knows(node.group, law, operand)
+            case D():
+                pooled = frozenset.intersection(*(self._unobserved[a] for a in node.group))
+                return self._knows(pooled, law, operand)
+        assert isinstance(node, C)
+        return self._common_knowledge(node.group, law, operand)
+
+    def _knows(self, hidden: frozenset[str], law: Bdd, target: Bdd) -> Bdd:
+        # K_a φ = ¬∃hidden(law ∧ ¬φ): no indistinguishable law state refutes φ.
+        return ~and_exists(law, ~target, hidden)
+
+    def _everybody_knows(self, group: Iterable[str], law: Bdd, target: Bdd) -> Bdd:
+        result = self._manager.true
+        # Agents that observe the same variables know the same: quantify once per set.
+        for hidden in dict.fromkeys(self._unobserved[a] for a in group):
+            result &= self._knows(hidden, law, target)
+            if result == self._manager.false:
+                break
+        return result
+
+    def _common_knowledge(self, group: Sequence[str], law: Bdd, target: Bdd) -> Bdd:
+        # Greatest fixpoint of X = E_G(φ ∧ X), from X = true.  The operator is monotone
+        # on whole functions, so the iterates decrease and equality of nodes ends it.
+        current = self._manager.true
+        while True:
+            following = self._everybody_knows(group, law, target & current)
+            if following == current:
+                return current
+            current = following
+
+
+class KnowledgeStructure(BddKnowledgeStructure):
+    """A knowledge structure with one BDD variable per atom (the textbook form).
+
+    Arguments:
+        vocabulary: the atom names, in BDD variable order unless ``order`` is given.
+        law: the set of states, as a propositional formula (or its text) or a BDD
+            over the vocabulary.
+        observed: per agent, the atoms it observes.
+        backend: ``"auto"`` (CUDD if ``dd.cudd`` imports, else pure Python),
+            ``"cudd"`` or ``"autoref"``.  Ignored when ``manager`` or a BDD law is
+            given.
+        order: another BDD variable order for the vocabulary (a permutation of it).
+        manager: a ``dd`` manager to share with other structures.
+
+    A state is the frozenset of its true atoms.
+
+    >>> ks = KnowledgeStructure(["m1", "m2"], "m1 | m2", {"1": ["m2"], "2": ["m1"]})
+    >>> sorted(sorted(state) for state in ks.states())
+    [['m1'], ['m1', 'm2'], ['m2']]
+    >>> ks.holds("K_1 m1", {"m1"}), ks.holds("K_1 m1", {"m1", "m2"})
+    (True, False)
+    """
+
+    def __init__(
+        self,
+        vocabulary: Iterable[str | Atom],
+        law: FormulaLike | Bdd = "top",
+        observed: Mapping[str, Iterable[str | Atom]] | None = None,
+        *,
+        backend: str = "auto",
+        order: Iterable[str | Atom] | None = None,
+        manager: Any | None = None,
+    ) -> None:
+        names = tuple(_atom_name(a) for a in vocabulary)
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ModelError(f"the vocabulary repeats the atoms {repeated}")
+        known = frozenset(names)
+        variable_order = names if order is None else tuple(_atom_name(a) for a in order)
+        if sorted(variable_order) != sorted(names):
+            raise ModelError(
+                f"the order {list(variable_order)} is not a permutation of the vocabulary "
+                f"{list(names)}"
+            )
+        law_is_bdd = not isinstance(law, Formula | str)
+        if law_is_bdd and manager is None:
+            manager = getattr(law, "bdd", None)
+        if manager is None:
+            manager = new_manager(backend)
+        backend_of(manager)
+        undeclared = [n for n in variable_order if n not in manager.vars]
+        if undeclared:
+            manager.declare(*undeclared)
+        self._vocabulary = names
+        atom_bdd = _VocabularyAtoms({name: manager.var(name) for name in names}, names)
+
+        hidden: dict[str, frozenset[str]] = {}
+        seen: dict[str, frozenset[str]] = {}
+        for agent, atoms in (observed or {}).items():
+            visible = frozenset(_atom_name(a) for a in atoms)
+            for name in sorted(visible - known):
+                raise atom_bdd.unknown(name, f"the observations of agent {agent!r}")
+            seen[str(agent)] = visible
+            hidden[str(agent)] = known - visible
+
+        law_formula: Formula | None = None
+        if not law_is_bdd:
+            law_formula = as_formula(law)
+            for node in _unique_nodes(law_formula):
+                if not isinstance(node, _PROPOSITIONAL):
+                    raise ModelError(
+                        f"the law {str(law_formula)!r} contains {type(node).__name__}: "
+                        "a law must be propositional (atoms, top, bot, ~, &, |, ->, <->)"
+                    )
+        self._observed: Mapping[str, frozenset[str]] = MappingProxyType(seen)
+        self._vocabulary_atoms = atom_bdd
+        super().__init__(manager, law if law_is_bdd else manager.true, hidden, atom_bdd, names)
+        if law_formula is not None:
+            # A propositional law does not depend on the law it is evaluated under.
+            self._law = self._evaluate(law_formula, manager.true)
+
+    # ----------------------------------------------------------------- properties
+
+    @property
+    def vocabulary(self) -> tuple[str, ...]:
+        """The atom names, in the order given.
+
+        >>> KnowledgeStructure(["q", "p"], "top", {}).vocabulary
+        ('q', 'p')
+        """
+        return self._vocabulary
+
+    @property
+    def observed(self) -> Mapping[str, frozenset[str]]:
+        """Per agent, the atoms it observes (read-only).
+
+        >>> dict(KnowledgeStructure(["p", "q"], "top", {"A": ["p"]}).observed)
+        {'A': frozenset({'p'})}
+        """
+        return self._observed
+
+    # ------------------------------------------------------------------ queries
+
+    def holds(self, formula: FormulaLike, state: Iterable[str | Atom]) -> bool:
+        """Truth of the formula at the state given as its set of true atoms.
+
+        >>> ks = KnowledgeStructure(["p", "q"], "top", {"A": ["p"], "B": ["q"]})
+        >>> ks.holds("K_A p & ~K_B p & D_{A,B} (p & ~q)", {"p"})
+        True
+        """
+        return self.holds_at(formula, self._assignment_of(state))
+
+    def states(self, *, limit: int = _DEFAULT_STATE_LIMIT) -> Iterator[frozenset[str]]:
+        """Every state as the frozenset of its true atoms; refuses above ``limit`` states.
+
+        >>> [sorted(s) for s in KnowledgeStructure(["p", "q"], "p", {}).states()]
+        [['p'], ['p', 'q']]
+        """
+        for assignment in self.assignments(limit=limit):
+            yield frozenset(name for name, value in assignment.items() if value)
+
+    def announce(
+        self, formula: FormulaLike, *, actual: Iterable[str | Atom] | None = None
+    ) -> KnowledgeStructure:
+        """The structure after a public announcement: the law becomes ``law ∧ φ``.
+
+        With ``actual`` (a state), announcing a formula false there raises
+        :class:`FalseAnnouncementError`, as for a pointed model.
+
+        >>> ks = KnowledgeStructure(["m1", "m2"], "top", {"1": ["m2"], "2": ["m1"]})
+        >>> after = ks.announce("m1 | m2", actual={"m1"})
+        >>> after.count_states(), after.holds("K_1 m1", {"m1"})
+        (3, True)
+        """
+        announced = as_formula(formula)
+        if actual is not None and not self.holds(announced, actual):
+            raise FalseAnnouncementError(
+                f"cannot announce {str(announced)!r}: it is false at the actual state "
+                f"{sorted(_atom_name(a) for a in actual)}"
+            )
+        result = super().announce(announced)
+        assert isinstance(result, KnowledgeStructure)
+        return result
+
+    def to_kripke(self, actual_state: Iterable[str | Atom]) -> KripkeModel:
+        """The explicit Kripke model of this structure, pointed at ``actual_state``.
+
+        Worlds are the states (in the order of :meth:`states`), each agent's partition
+        groups states that agree on its observed atoms, and the valuation is the
+        state itself.  For small structures only.
+        """
+        from kwartet_epistemic.kripke import KripkeModel
+
+        actual = frozenset(self._assignment_of(actual_state).items())
+        states = list(self.states())
+        index = {frozenset((n, n in s) for n in self._vocabulary): i for i, s in enumerate(states)}
+        partitions: dict[str, list[list[int]]] = {}
+        for agent, visible in self._observed.items():
+            cells: dict[frozenset[str], list[int]] = {}
+            for i, state in enumerate(states):
+                cells.setdefault(state & visible, []).append(i)
+            partitions[agent] = list(cells.values())
+        return KripkeModel(  # type: ignore[call-arg]
+            worlds=len(states),
+            partitions=partitions,
+            valuation={name: [name in s for s in states] for name in self._vocabulary},
+            actual=index[actual],
+        )
+
+    def _assignment_of(self, state: Iterable[str | Atom]) -> dict[str, bool]:
+        if isinstance(state, str | Atom):
+            raise ModelError(
+                f"a state is a collection of true atoms, not the single {state!r}; "
+                f"write {{{str(state)!r}}}"
+            )
+        true_atoms = {_atom_name(a) for a in state}
+        for name in sorted(true_atoms - set(self._vocabulary)):
+            raise self._vocabulary_atoms.unknown(name, "the state")
+        return {name: name in true_atoms for name in self._vocabulary}
+
+    def __repr__(self) -> str:
+        return (
+            f"<KnowledgeStructure: {len(self._vocabulary)} atoms, agents {list(self.agents)}, "
+            f"law of {self._law.dag_size} BDD nodes, backend {self.backend}>"
+        )
+
+
+class _VocabularyAtoms:
+    """The atom -> BDD variable map of a :class:`KnowledgeStructure`.
+
+    A separate object rather than a bound method: a structure that referred to itself
+    would be freed by the cycle collector, in an order that dd.autoref rejects.
+    """
+
+    def __init__(self, variables: dict[str, Bdd], vocabulary: tuple[str, ...]) -> None:
+        self._variables = variables
+        self._vocabulary = vocabulary
+
+    def __call__(self, atom: Atom) -> Bdd:
+        variable = self._variables.get(atom.name)
+        if variable is None:
+            raise self.unknown(atom.name, "the formula")
+        return variable
+
+    def unknown(self, name: str, where: str) -> UnknownAtomError:
+        close = difflib.get_close_matches(name, self._vocabulary, n=3)
+        hint = f"; did you mean {close}?" if close else ""
+        shown = list(self._vocabulary[:8]) + (["..."] if len(self._vocabulary) > 8 else [])
+        return UnknownAtomError(
+            f"unknown atom {name!r} in {where}: expected an atom of the vocabulary {shown}{hint}"
+        )
+
+
+def _atom_name(atom: str | Atom) -> str:
+    """The canonical name of an atom given as text or :class:`Atom`."""
+    return atom.name if isinstance(atom, Atom) else Atom(atom).name

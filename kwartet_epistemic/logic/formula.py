@@ -1,0 +1,922 @@
+"""Formulas of dynamic epistemic logic as small immutable trees.
+
+Every node is a frozen, hashable dataclass whose child formulas are in ``args``
+(as in ``sympy``).  Python operators build them: ``~f`` is :class:`Not`, ``f & g``
+is :class:`And`, ``f | g`` is :class:`Or` and ``f >> g`` is :class:`Implies`.
+``str(f)`` prints the text syntax with as few parentheses as the precedence allows,
+so that ``parse(str(f)) == f`` for every formula ``f``.
+
+>>> p, q = Atom("p"), has("B", "Q♥")
+>>> f = K("A", p >> ~q)
+>>> str(f)
+'K_A (p -> ~has(B, Q♥))'
+>>> sorted(a.name for a in f.atoms()), sorted(f.agents())
+(['has(B, Q♥)', 'p'], ['A'])
+>>> f.args == (p >> ~q,)
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from kwartet_epistemic.errors import FormulaSyntaxError, KwartetError
+
+if TYPE_CHECKING:  # sympy is imported lazily: it takes a while to load
+    import sympy
+
+__all__ = [
+    "And",
+    "Announce",
+    "AnnounceDual",
+    "Atom",
+    "Bottom",
+    "C",
+    "D",
+    "E",
+    "Formula",
+    "Iff",
+    "Implies",
+    "K",
+    "Kw",
+    "M",
+    "Not",
+    "NotPropositionalError",
+    "Or",
+    "Top",
+    "conjunction",
+    "disjunction",
+    "has",
+]
+
+
+class NotPropositionalError(KwartetError):
+    """A propositional-only operation (e.g. ``to_sympy``) met a modal or dynamic operator."""
+
+
+# Binding strength used by the printer; the parser implements the same table.
+_PREC_IFF = 1
+_PREC_IMPLIES = 2
+_PREC_OR = 3
+_PREC_AND = 4
+_PREC_UNARY = 5
+_PREC_ATOMIC = 6
+
+# Identifiers that start with one of these prefixes are modal operators, never atoms.
+MODAL_PREFIX = re.compile(r"^(Kw|K|M|E|C|D)_")
+RESERVED_WORDS = frozenset({"top", "bot"})
+_AGENT_CHARS = re.compile(r"\w+")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+# Characters that delimit predicate arguments in the text syntax.
+_ARGUMENT_DELIMITERS = frozenset("(),")
+
+_T = TypeVar("_T")
+
+_LATEX_SYMBOLS = {"♥": r"\heartsuit", "♡": r"\heartsuit", "♦": r"\diamondsuit",
+                  "♢": r"\diamondsuit", "♣": r"\clubsuit", "♧": r"\clubsuit",
+                  "♠": r"\spadesuit", "♤": r"\spadesuit"}  # fmt: skip
+
+
+def is_atom_identifier(word: str) -> bool:
+    """Whether ``word`` may name an atom or a predicate (not a keyword or modal prefix).
+
+    >>> is_atom_identifier("muddy3"), is_atom_identifier("K_A"), is_atom_identifier("top")
+    (True, False, False)
+    """
+    return (
+        bool(_IDENTIFIER.fullmatch(word))
+        and word not in RESERVED_WORDS
+        and not MODAL_PREFIX.match(word)
+    )
+
+
+def normalize_argument(argument: str, atom_text: str) -> str:
+    """Return a predicate argument in canonical form (inner whitespace collapsed).
+
+    Arguments may hold card symbols (``Q♥``, ``10H``) and ``?variables``; they may not
+    hold the delimiters ``( ) ,`` or control characters.
+
+    >>> normalize_argument("  Q♥ ", "has(B,  Q♥ )")
+    'Q♥'
+    """
+    canonical = " ".join(argument.split())
+    if not canonical:
+        raise FormulaSyntaxError(
+            f"empty argument in atom {atom_text!r}: expected a name such as 'B' or 'Q♥'",
+            atom_text,
+            0,
+        )
+    bad = [ch for ch in canonical if ch in _ARGUMENT_DELIMITERS or not ch.isprintable()]
+    if bad:
+        raise FormulaSyntaxError(
+            f"argument {argument!r} of atom {atom_text!r} contains {bad[0]!r}: "
+            "arguments may not contain '(', ')', ',' or control characters",
+            atom_text,
+            0,
+        )
+    return canonical
+
+
+def _check_agent(agent: object) -> str:
+    """Return ``agent`` as an agent name (letters, digits, underscores)."""
+    if isinstance(agent, int) and not isinstance(agent, bool):
+        agent = str(agent)
+    if not isinstance(agent, str) or not _AGENT_CHARS.fullmatch(agent):
+        raise FormulaSyntaxError(
+            f"bad agent name {agent!r}: expected letters, digits or underscores such as "
+            "'A', '1' or 'me'",
+            str(agent),
+            0,
+        )
+    return agent
+
+
+def _check_formula(value: object, role: str) -> Formula:
+    if not isinstance(value, Formula):
+        raise TypeError(f"{role} must be a Formula, got {value!r} of type {type(value).__name__}")
+    return value
+
+
+def _latex_text(text: str) -> str:
+    """Escape a name for LaTeX math mode and turn suit symbols into suit macros."""
+    pieces = []
+    for ch in text:
+        if ch in _LATEX_SYMBOLS:
+            pieces.append(_LATEX_SYMBOLS[ch] + " ")
+        elif ch in "_#$%&{}":
+            pieces.append("\\" + ch)
+        elif ch == " ":
+            pieces.append(r"\ ")
+        elif ch == "?":
+            pieces.append("?")
+        else:
+            pieces.append(ch)
+    return "".join(pieces).rstrip()
+
+
+def _latex_name(name: str) -> str:
+    return name if len(name) == 1 else r"\mathit{" + _latex_text(name) + "}"
+
+
+# Printers build ropes (nested tuples of strings) and join them once at the end, so
+# printing a long conjunction takes linear, not quadratic, time.
+_Rope = str | tuple[Any, ...]
+
+
+def _join_rope(rope: _Rope) -> str:
+    pieces: list[str] = []
+    stack: list[_Rope] = [rope]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            pieces.append(item)
+        else:
+            stack.extend(reversed(item))
+    return "".join(pieces)
+
+
+def _wrap(child: Formula, text: _Rope, minimum: int) -> _Rope:
+    """Parenthesise a child's text when it binds more weakly than its position needs."""
+    return text if child._precedence >= minimum else ("(", text, ")")
+
+
+def _wrap_latex(child: Formula, text: _Rope, minimum: int) -> _Rope:
+    return text if child._precedence >= minimum else (r"\left(", text, r"\right)")
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Formula:
+    """Base class of all formulas.
+
+    Formulas compare and hash structurally; hashing is O(1) (each node stores its hash)
+    and every traversal is iterative, so conjunctions of many thousands of formulas work.
+    Python's operator precedence is not the text syntax's: ``>>`` binds tighter than
+    ``&`` and ``|``, so parenthesise implications built with operators.
+
+    >>> p, q = Atom("p"), Atom("q")
+    >>> ((p & q) | (~p >> q)) == Or(And(p, q), Implies(Not(p), q))
+    True
+    """
+
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _precedence: ClassVar[int] = _PREC_ATOMIC
+
+    def __post_init__(self) -> None:
+        self._seal()
+
+    def _seal(self) -> None:
+        """Store the structural hash; called once the node's fields are final."""
+        child_hashes = tuple(child._hash for child in self.args)
+        object.__setattr__(self, "_hash", hash((type(self).__name__, self._label(), child_hashes)))
+
+    def _label(self) -> tuple[object, ...]:
+        """The node's data other than its child formulas (names, agents)."""
+        return ()
+
+    @property
+    def args(self) -> tuple[Formula, ...]:
+        """The child formulas, in order."""
+        return ()
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Formula):
+            return NotImplemented
+        pairs: list[tuple[Formula, Formula]] = [(self, other)]
+        while pairs:
+            left, right = pairs.pop()
+            if left is right:
+                continue
+            if (
+                type(left) is not type(right)
+                or left._hash != right._hash
+                or left._label() != right._label()
+            ):
+                return False
+            pairs.extend(zip(left.args, right.args, strict=True))
+        return True
+
+    def __invert__(self) -> Not:
+        return Not(self)
+
+    def __and__(self, other: Formula) -> And:
+        return And(self, other)
+
+    def __or__(self, other: Formula) -> Or:
+        return Or(self, other)
+
+    def __rshift__(self, other: Formula) -> Implies:
+        return Implies(self, other)
+
+    def fold(self, combine: Callable[[Formula, list[_T]], _T]) -> _T:
+        """Combine bottom-up: ``combine(node, [results of its children])``, once per node.
+
+        Iterative, and a subformula object shared by several parents is visited once.
+
+        >>> (Atom("p") & ~Atom("q")).fold(lambda node, sizes: 1 + sum(sizes))
+        4
+        """
+        results: dict[int, _T] = {}
+        stack: list[Formula] = [self]
+        while stack:
+            node = stack[-1]
+            if id(node) in results:
+                stack.pop()
+                continue
+            waiting = [child for child in node.args if id(child) not in results]
+            if waiting:
+                stack.extend(reversed(waiting))
+                continue
+            stack.pop()
+            results[id(node)] = combine(node, [results[id(child)] for child in node.args])
+        return results[id(self)]
+
+    def subformulas(self) -> Iterator[Formula]:
+        """The distinct subformulas, each after its own subformulas (post-order).
+
+        >>> [str(f) for f in (Atom("p") & ~Atom("q") & Atom("p")).subformulas()]
+        ['p', 'q', '~q', 'p & ~q', 'p & ~q & p']
+        """
+        order: list[Formula] = []
+        self.fold(lambda node, _: order.append(node))
+        seen: set[Formula] = set()
+        for node in order:
+            if node not in seen:
+                seen.add(node)
+                yield node
+
+    def atoms(self) -> frozenset[Atom]:
+        """The atoms that occur in the formula.
+
+        >>> from kwartet_epistemic.logic import parse
+        >>> sorted(str(a) for a in parse("K_A p & [!q]r").atoms())
+        ['p', 'q', 'r']
+        """
+        return frozenset(f for f in self.subformulas() if isinstance(f, Atom))
+
+    def agents(self) -> frozenset[str]:
+        """The agents named by the modal operators of the formula.
+
+        >>> from kwartet_epistemic.logic import parse
+        >>> sorted(parse("K_A p & C_{B,C} q").agents())
+        ['A', 'B', 'C']
+        """
+        names: set[str] = set()
+        for f in self.subformulas():
+            if isinstance(f, _AgentModal):
+                names.add(f.agent)
+            elif isinstance(f, _GroupModal):
+                names.update(f.group)
+        return frozenset(names)
+
+    def variables(self) -> frozenset[str]:
+        """The ``?variables`` that occur as predicate arguments.
+
+        >>> sorted(has("A", "?card").variables())
+        ['?card']
+        """
+        return frozenset(
+            arg for atom in self.atoms() for arg in atom.arguments if arg.startswith("?")
+        )
+
+    def substitute(self, bindings: Mapping[str, str]) -> Formula:
+        """Replace predicate arguments (typically ``?variables``) by the bound names.
+
+        >>> str(K("A", has("B", "?c")).substitute({"?c": "Q♥"}))
+        'K_A has(B, Q♥)'
+        """
+        if not bindings:
+            return self
+
+        def rebuild(node: Formula, children: list[Formula]) -> Formula:
+            if isinstance(node, Atom):
+                return node._substitute(bindings)
+            return node._rebuild(children)
+
+        return self.fold(rebuild)
+
+    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+        """The same node over new children (itself when they are the same objects)."""
+        return self
+
+    def modal_depth(self) -> int:
+        """The greatest nesting of knowledge operators.
+
+        >>> from kwartet_epistemic.logic import parse
+        >>> parse("K_A (p & M_B K_A q)").modal_depth()
+        3
+        """
+        return self.fold(
+            lambda node, depths: (
+                max(depths, default=0) + (1 if isinstance(node, _AgentModal | _GroupModal) else 0)
+            )
+        )
+
+    def size(self) -> int:
+        """The number of nodes of the formula as a tree.
+
+        >>> (Atom("p") >> K("A", Atom("p"))).size()
+        4
+        """
+        return self.fold(lambda node, sizes: 1 + sum(sizes))
+
+    def __str__(self) -> str:
+        return _join_rope(self.fold(lambda node, texts: node._text_from(texts)))
+
+    def __repr__(self) -> str:
+        def show(node: Formula, child_reprs: list[_Rope]) -> _Rope:
+            by_id = {id(child): text for child, text in zip(node.args, child_reprs, strict=True)}
+            parts: list[_Rope] = [f"{type(node).__name__}("]
+            for attribute in fields(node):
+                if attribute.repr:
+                    value = getattr(node, attribute.name)
+                    shown = by_id[id(value)] if isinstance(value, Formula) else repr(value)
+                    parts += [", " if len(parts) > 1 else "", f"{attribute.name}=", shown]
+            return (*parts, ")")
+
+        return _join_rope(self.fold(show))
+
+    def _text_from(self, texts: list[_Rope]) -> _Rope:
+        raise NotImplementedError  # pragma: no cover - every node overrides it
+
+    def _latex_from(self, texts: list[_Rope]) -> _Rope:
+        raise NotImplementedError  # pragma: no cover - every node overrides it
+
+    def to_latex(self) -> str:
+        r"""LaTeX math for the formula (without dollar signs).
+
+        >>> K("A", has("B", "Q♥")).to_latex()
+        'K_{A}\\,\\mathit{has}(B, Q\\heartsuit)'
+        """
+        return _join_rope(self.fold(lambda node, texts: node._latex_from(texts)))
+
+    def _repr_latex_(self) -> str:
+        return f"${self.to_latex()}$"
+
+    def to_sympy(self) -> sympy.logic.boolalg.Boolean:
+        """The propositional formula as a sympy Boolean; atoms become sympy Symbols.
+
+        Raises :class:`NotPropositionalError` on knowledge or announcement operators.
+
+        >>> (Atom("p") >> Atom("q")).to_sympy()
+        Implies(p, q)
+        """
+        import sympy
+
+        modal = next((f for f in self.subformulas() if f._precedence == _PREC_UNARY), None)
+        if modal is not None and not isinstance(modal, Not):
+            raise NotPropositionalError(
+                f"{type(modal).__name__} in {str(modal)!r} has no propositional (sympy) "
+                "meaning; expected only atoms, top, bot, ~, &, |, ->, <->"
+            )
+        return self.fold(lambda node, children: node._sympy_node(children, sympy))
+
+    def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
+        raise NotPropositionalError(
+            f"{type(self).__name__} in {str(self)!r} has no propositional (sympy) meaning; "
+            "expected only atoms, top, bot, ~, &, |, ->, <->"
+        )
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Top(Formula):
+    """The formula that is always true (``top`` or ``⊤``).
+
+    >>> str(Top()), Top() == Top(), Top()
+    ('top', True, Top())
+    """
+
+    def _text_from(self, texts: list[_Rope]) -> _Rope:
+        return "top"
+
+    def _latex_from(self, texts: list[_Rope]) -> _Rope:
+        return r"\top"
+
+    def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
+        return sympy.true
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Bottom(Formula):
+    """The formula that is always false (``bot`` or ``⊥``).
+
+    >>> str(Bottom())
+    'bot'
+    """
+
+    def _text_from(self, texts: list[_Rope]) -> _Rope:
+        return "bot"
+
+    def _latex_from(self, texts: list[_Rope]) -> _Rope:
+        return r"\bot"
+
+    def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
+        return sympy.false
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Atom(Formula):
+    """A proposition letter: a plain name (``p``, ``m3``) or a predicate ``has(B, Q♥)``.
+
+    The name is stored in canonical form, with ``", "`` between arguments, so that
+    differently spaced spellings are the same atom.  Plain names are identifiers other
+    than ``top``, ``bot`` and the modal prefixes (``K_``, ``M_``, ``Kw_``, ``E_``, ``C_``,
+    ``D_``); arguments may hold card symbols and ``?variables`` but not ``( ) ,``.
+
+    >>> a = Atom("has(B,QH)")
+    >>> a.name, a.predicate, a.arguments
+    ('has(B, QH)', 'has', ('B', 'QH'))
+    >>> Atom("p").predicate, Atom("p").arguments
+    (None, ())
+    """
+
+    name: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", _canonical_atom_name(self.name))
+        self._seal()
+
+    def _label(self) -> tuple[object, ...]:
+        return (self.name,)
+
+    @property
+    def predicate(self) -> str | None:
+        """The predicate name of ``pred(args)`` atoms, ``None`` for plain names."""
+        opening = self.name.find("(")
+        return None if opening < 0 else self.name[:opening]
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        """The arguments of a predicate atom (``()`` for plain names)."""
+        opening = self.name.find("(")
+        return () if opening < 0 else tuple(self.name[opening + 1 : -1].split(", "))
+
+    def _substitute(self, bindings: Mapping[str, str]) -> Atom:
+        arguments = self.arguments
+        if not any(arg in bindings for arg in arguments):
+            return self
+        new = ", ".join(str(bindings.get(arg, arg)) for arg in arguments)
+        return Atom(f"{self.predicate}({new})")
+
+    def _text_from(self, texts: list[_Rope]) -> _Rope:
+        return self.name
+
+    def _latex_from(self, texts: list[_Rope]) -> _Rope:
+        predicate = self.predicate
+        if predicate is None:
+            return _latex_name(self.name)
+        arguments = ", ".join(_latex_text(arg) for arg in self.arguments)
+        return f"{_latex_name(predicate)}({arguments})"
+
+    def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
+        return sympy.Symbol(self.name)
+
+
+def _canonical_atom_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise FormulaSyntaxError(
+            f"atom name {name!r} is not a string: expected e.g. 'p' or 'has(B, QH)'", str(name), 0
+        )
+    text = name.strip()
+    opening = text.find("(")
+    word = text if opening < 0 else text[:opening]
+    if not is_atom_identifier(word):
+        raise FormulaSyntaxError(
+            f"bad atom name {name!r}: expected an identifier such as 'p' or 'muddy3', or a "
+            "predicate such as 'has(B, QH)' (not 'top', 'bot' or a modal prefix like 'K_')",
+            name,
+            0,
+        )
+    if opening < 0:
+        return word
+    if not text.endswith(")"):
+        raise FormulaSyntaxError(
+            f"bad atom name {name!r}: expected ')' at the end of the arguments", name, len(name)
+        )
+    arguments = [normalize_argument(arg, name) for arg in text[opening + 1 : -1].split(",")]
+    return f"{word}({', '.join(arguments)})"
+
+
+def has(player: object, card: object) -> Atom:
+    """The game atom ``has(player, card)``: card is in the player's hand now.
+
+    >>> has("B", "Q♥")
+    Atom(name='has(B, Q♥)')
+    """
+    return Atom(f"has({player}, {card})")
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Not(Formula):
+    """Negation ``~φ`` (also ``¬φ``).
+
+    >>> str(~(Atom("p") & Atom("q")))
+    '~(p & q)'
+    """
+
+    operand: Formula
+    _precedence: ClassVar[int] = _PREC_UNARY
+
+    def __post_init__(self) -> None:
+        _check_formula(self.operand, "the operand of Not")
+        self._seal()
+
+    @property
+    def args(self) -> tuple[Formula, ...]:
+        return (self.operand,)
+
+    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+        return self if children[0] is self.operand else Not(children[0])
+
+    def _text_from(self, texts: list[_Rope]) -> _Rope:
+        return ("~", _wrap(self.operand, texts[0], _PREC_UNARY))
+
+    def _latex_from(self, texts: list[_Rope]) -> _Rope:
+        return (r"\neg ", _wrap_latex(self.operand, texts[0], _PREC_UNARY))
+
+    def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
+        return sympy.Not(children[0])
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class _Binary(Formula):
+    left: Formula
+    right: Formula
+    _symbol: ClassVar[str] = ""
+    _latex_symbol: ClassVar[str] = ""
+    # Minimal precedence of each side: left-associative operators accept their own
+    # precedence on the left, right-associative ones on the right.
+    _left_minimum: ClassVar[int] = 0
+    _right_minimum: ClassVar[int] = 0
+
+    def __post_init__(self) -> None:
+        _check_formula(self.left, f"the left operand of {type(self).__name__}")
+        _check_formula(self.right, f"the right operand of {type(self).__name__}")
+        self._seal()
+
+    @property
+    def args(self) -> tuple[Formula, ...]:
+        return (self.left, self.right)
+
+    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+        if children[0] is self.left and children[1] is self.right:
+            return self
+        return type(self)(children[0], children[1])
+
+    def _text_from(self, texts: list[_Rope]) -> _Rope:
+        left = _wrap(self.left, texts[0], self._left_minimum)
+        right = _wrap(self.right, texts[1], self._right_minimum)
+        return (left, f" {self._symbol} ", right)
+
+    def _latex_from(self, texts: list[_Rope]) -> _Rope:
+        left = _wrap_latex(self.left, texts[0], self._left_minimum)
+        right = _wrap_latex(self.right, texts[1], self._right_minimum)
+        return (left, f" {self._latex_symbol} ", right)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class And(_Binary):
+    """Conjunction ``φ & ψ`` (also ``∧``); left-associative.
+
+    >>> p, q, r = Atom("p"), Atom("q"), Atom("r")
+    >>> str(p & q & r), str(p & (q & r))
+    ('p & q & r', 'p & (q & r)')
+    """
+
+    _precedence: ClassVar[int] = _PREC_AND
+    _symbol: ClassVar[str] = "&"
+    _latex_symbol: ClassVar[str] = r"\land"
+    _left_minimum: ClassVar[int] = _PREC_AND
+    _right_minimum: ClassVar[int] = _PREC_AND + 1
+
+    def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
+        return sympy.And(*children)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Or(_Binary):
+    """Disjunction ``φ | ψ`` (also ``∨``); left-associative, binds weaker than ``&``.
+
+    >>> p, q, r = Atom("p"), Atom("q"), Atom("r")
+    >>> str((p | q) & r), str(p | q & r)
+    ('(p | q) & r', 'p | q & r')
+    """
+
+    _precedence: ClassVar[int] = _PREC_OR
+    _symbol: ClassVar[str] = "|"
+    _latex_symbol: ClassVar[str] = r"\lor"
+    _left_minimum: ClassVar[int] = _PREC_OR
+    _right_minimum: ClassVar[int] = _PREC_OR + 1
+
+    def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
+        return sympy.Or(*children)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Implies(_Binary):
+    """Implication ``φ -> ψ`` (also ``→``); right-associative.
+
+    >>> p, q, r = Atom("p"), Atom("q"), Atom("r")
+    >>> str(p >> (q >> r)), str((p >> q) >> r)
+    ('p -> q -> r', '(p -> q) -> r')
+    """
+
+    _precedence: ClassVar[int] = _PREC_IMPLIES
+    _symbol: ClassVar[str] = "->"
+    _latex_symbol: ClassVar[str] = r"\rightarrow"
+    _left_minimum: ClassVar[int] = _PREC_IMPLIES + 1
+    _right_minimum: ClassVar[int] = _PREC_IMPLIES
+
+    def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
+        return sympy.Implies(*children)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Iff(_Binary):
+    """Equivalence ``φ <-> ψ`` (also ``↔``); left-associative, binds weakest.
+
+    >>> p, q = Atom("p"), Atom("q")
+    >>> str(Iff(p >> q, ~q >> ~p))
+    'p -> q <-> ~q -> ~p'
+    """
+
+    _precedence: ClassVar[int] = _PREC_IFF
+    _symbol: ClassVar[str] = "<->"
+    _latex_symbol: ClassVar[str] = r"\leftrightarrow"
+    _left_minimum: ClassVar[int] = _PREC_IFF
+    _right_minimum: ClassVar[int] = _PREC_IFF + 1
+
+    def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
+        return sympy.Equivalent(*children)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class _AgentModal(Formula):
+    agent: str
+    operand: Formula
+    _precedence: ClassVar[int] = _PREC_UNARY
+    _keyword: ClassVar[str] = ""
+    _latex_keyword: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "agent", _check_agent(self.agent))
+        _check_formula(self.operand, f"the operand of {type(self).__name__}")
+        self._seal()
+
+    def _label(self) -> tuple[object, ...]:
+        return (self.agent,)
+
+    @property
+    def args(self) -> tuple[Formula, ...]:
+        return (self.operand,)
+
+    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+        return self if children[0] is self.operand else type(self)(self.agent, children[0])
+
+    def _text_from(self, texts: list[_Rope]) -> _Rope:
+        return (f"{self._keyword}_{self.agent} ", _wrap(self.operand, texts[0], _PREC_UNARY))
+
+    def _latex_from(self, texts: list[_Rope]) -> _Rope:
+        operand = _wrap_latex(self.operand, texts[0], _PREC_UNARY)
+        return (rf"{self._latex_keyword}_{{{_latex_text(self.agent)}}}\,", operand)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class K(_AgentModal):
+    """``K_a φ``: agent a knows φ (φ holds in every world a cannot tell apart).
+
+    >>> str(K("A", Atom("p"))), str(K(1, ~Atom("m1")))
+    ('K_A p', 'K_1 ~m1')
+    """
+
+    _keyword: ClassVar[str] = "K"
+    _latex_keyword: ClassVar[str] = "K"
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class M(_AgentModal):
+    """``M_a φ``: agent a considers φ possible (``~K_a ~φ``).
+
+    >>> str(M("A", Atom("p")))
+    'M_A p'
+    """
+
+    _keyword: ClassVar[str] = "M"
+    _latex_keyword: ClassVar[str] = "M"
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Kw(_AgentModal):
+    """``Kw_a φ``: agent a knows whether φ (``K_a φ | K_a ~φ``).
+
+    >>> str(Kw("2", Atom("m2")))
+    'Kw_2 m2'
+    """
+
+    _keyword: ClassVar[str] = "Kw"
+    _latex_keyword: ClassVar[str] = r"\mathit{Kw}"
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False, init=False)
+class _GroupModal(Formula):
+    group: tuple[str, ...]
+    operand: Formula
+    _precedence: ClassVar[int] = _PREC_UNARY
+    _keyword: ClassVar[str] = ""
+
+    def __init__(self, group: Iterable[str] | str, operand: Formula) -> None:
+        # A lone string is one agent, not the sequence of its characters.
+        members = (group,) if isinstance(group, str | int) else tuple(group)
+        if not members:
+            raise FormulaSyntaxError(
+                f"empty group in {type(self).__name__}: expected at least one agent", "", 0
+            )
+        object.__setattr__(self, "group", tuple(_check_agent(a) for a in members))
+        object.__setattr__(
+            self, "operand", _check_formula(operand, f"the operand of {type(self).__name__}")
+        )
+        self._seal()
+
+    def _label(self) -> tuple[object, ...]:
+        return self.group
+
+    @property
+    def args(self) -> tuple[Formula, ...]:
+        return (self.operand,)
+
+    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+        return self if children[0] is self.operand else type(self)(self.group, children[0])
+
+    def _text_from(self, texts: list[_Rope]) -> _Rope:
+        operand = _wrap(self.operand, texts[0], _PREC_UNARY)
+        return (f"{self._keyword}_{{{','.join(self.group)}}} ", operand)
+
+    def _latex_from(self, texts: list[_Rope]) -> _Rope:
+        group = ",".join(_latex_text(a) for a in self.group)
+        operand = _wrap_latex(self.operand, texts[0], _PREC_UNARY)
+        return (rf"{self._keyword}_{{{group}}}\,", operand)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False, init=False)
+class E(_GroupModal):
+    """``E_G φ``: everybody in group G knows φ.
+
+    >>> str(E(["A", "B"], Atom("p"))), E("A", Atom("p")).group
+    ('E_{A,B} p', ('A',))
+    """
+
+    _keyword: ClassVar[str] = "E"
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False, init=False)
+class C(_GroupModal):
+    """``C_G φ``: φ is common knowledge in group G.
+
+    >>> str(C(("A", "B", "C"), Atom("p")))
+    'C_{A,B,C} p'
+    """
+
+    _keyword: ClassVar[str] = "C"
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False, init=False)
+class D(_GroupModal):
+    """``D_G φ``: φ is distributed knowledge in group G (pooling what they know).
+
+    >>> str(D(("A", "B"), Atom("p")))
+    'D_{A,B} p'
+    """
+
+    _keyword: ClassVar[str] = "D"
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class _Dynamic(Formula):
+    announced: Formula
+    operand: Formula
+    _precedence: ClassVar[int] = _PREC_UNARY
+    _opening: ClassVar[str] = ""
+    _closing: ClassVar[str] = ""
+    _latex_opening: ClassVar[str] = ""
+    _latex_closing: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        _check_formula(self.announced, f"the announced formula of {type(self).__name__}")
+        _check_formula(self.operand, f"the operand of {type(self).__name__}")
+        self._seal()
+
+    @property
+    def args(self) -> tuple[Formula, ...]:
+        return (self.announced, self.operand)
+
+    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+        if children[0] is self.announced and children[1] is self.operand:
+            return self
+        return type(self)(children[0], children[1])
+
+    def _text_from(self, texts: list[_Rope]) -> _Rope:
+        operand = _wrap(self.operand, texts[1], _PREC_UNARY)
+        return (f"{self._opening}!", texts[0], self._closing, operand)
+
+    def _latex_from(self, texts: list[_Rope]) -> _Rope:
+        operand = _wrap_latex(self.operand, texts[1], _PREC_UNARY)
+        return (rf"{self._latex_opening} !", texts[0], rf"{self._latex_closing}\,", operand)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Announce(_Dynamic):
+    """``[!φ]ψ``: after every truthful public announcement of φ, ψ holds.
+
+    >>> str(Announce(Atom("p"), K("A", Atom("p"))))
+    '[!p]K_A p'
+    """
+
+    _opening: ClassVar[str] = "["
+    _closing: ClassVar[str] = "]"
+    _latex_opening: ClassVar[str] = "["
+    _latex_closing: ClassVar[str] = "]"
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class AnnounceDual(_Dynamic):
+    """``<!φ>ψ``: φ is true and after its public announcement ψ holds.
+
+    >>> str(AnnounceDual(Atom("p") & Atom("q"), Atom("r")))
+    '<!p & q>r'
+    """
+
+    _opening: ClassVar[str] = "<"
+    _closing: ClassVar[str] = ">"
+    _latex_opening: ClassVar[str] = r"\langle"
+    _latex_closing: ClassVar[str] = r"\rangle"
+
+
+def conjunction(formulas: Iterable[Formula]) -> Formula:
+    """The left-nested conjunction of the formulas; ``Top()`` when there are none.
+
+    >>> str(conjunction([Atom("p"), Atom("q"), Atom("r")])), conjunction([])
+    ('p & q & r', Top())
+    """
+    result: Formula | None = None
+    for f in formulas:
+        result = f if result is None else And(result, f)
+    return Top() if result is None else result
+
+
+def disjunction(formulas: Iterable[Formula]) -> Formula:
+    """The left-nested disjunction of the formulas; ``Bottom()`` when there are none.
+
+    >>> str(disjunction([Atom("p"), Atom("q")])), disjunction([])
+    ('p | q', Bottom())
+    """
+    result: Formula | None = None
+    for f in formulas:
+        result = f if result is None else Or(result, f)
+    return Bottom() if result is None else result

@@ -83,5 +83,56 @@ __all__ += [
 ]
 
 # --- logic and kripke (issue 3) ---
+from kwartet_epistemic.logic import (  # noqa: E402
+    And,
+    Announce,
+    AnnounceDual,
+    Atom,
+    Bottom,
+    C,
+    D,
+    E,
+    Formula,
+    Iff,
+    Implies,
+    K,
+    Kw,
+    M,
+    Not,
+    NotPropositionalError,
+    Or,
+    Top,
+    as_formula,
+    conjunction,
+    disjunction,
+    has,
+    parse,
+)
+
+__all__ += [
+    "And",
+    "Announce",
+    "AnnounceDual",
+    "Atom",
+    "Bottom",
+    "C",
+    "D",
+    "E",
+    "Formula",
+    "Iff",
+    "Implies",
+    "K",
+    "Kw",
+    "M",
+    "Not",
+    "NotPropositionalError",
+    "Or",
+    "Top",
+    "as_formula",
+    "conjunction",
+    "disjunction",
+    "has",
+    "parse",
+]
 
 # --- symbolic (issue 4) ---

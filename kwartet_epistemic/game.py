@@ -48,6 +48,10 @@ from kwartet_epistemic.rules import RuleSet
 __all__ = ["Ask", "Game", "PlayerView", "UnknownAskCardError", "parse_ask"]
 
 
+# RuleSet is frozen, so one shared default saves re-validating it for every game dealt.
+_PUBLISHER_RULES = RuleSet()
+
+
 class UnknownAskCardError(IllegalAskError, UnknownCardError):
     """An ask for a card name the deck does not have (both an illegal ask and an unknown card)."""
 
@@ -218,7 +222,7 @@ class Game:
     ) -> None:
         """Set up a game from a complete placement of the deck (use :meth:`deal` or
         :meth:`from_hands` normally).  ``stock`` is listed bottom to top."""
-        self.rules = rules if rules is not None else RuleSet()
+        self.rules = rules if rules is not None else _PUBLISHER_RULES
         if not isinstance(self.rules, RuleSet):
             raise GameSetupError(f"rules {rules!r}: expected a RuleSet")
         if not isinstance(deck, Deck):
@@ -242,11 +246,16 @@ class Game:
             if isinstance(cards, str):
                 raise GameSetupError(f"{where}: expected a list of cards, got the string {cards!r}")
             indices = []
+            deck_cards = deck.cards
             for item in cards:
-                try:
-                    card = deck.card(item)
-                except UnknownCardError as err:
-                    raise GameSetupError(f"{where}: {err}") from err
+                # Game.deal passes the deck's own Card objects: skip the name lookup for them.
+                if type(item) is Card and deck_cards[item.index % len(deck_cards)] is item:
+                    card = item
+                else:
+                    try:
+                        card = deck.card(item)
+                    except UnknownCardError as err:
+                        raise GameSetupError(f"{where}: {err}") from err
                 if card.index in placed:
                     raise GameSetupError(
                         f"card {card.code} is placed twice: in {placed[card.index]} and in {where}"
@@ -290,6 +299,7 @@ class Game:
         self._exposed: dict[int, int] = {}
         # Cards nobody may ask for: exposed families and face-up middle cards.
         self._blocked = 0
+        self._nibble_ones = _NIBBLE_ONES[deck.n_families]
         # Families that can never be completed: a card of theirs is out of play face down.
         dead = self._aside
         for i in middle_list:
@@ -361,7 +371,7 @@ class Game:
         >>> g.hand_sizes, g.dealer, g.to_move
         ({'A': 10, 'B': 11, 'C': 11}, 'A', 'B')
         """
-        rules = rules if rules is not None else RuleSet()
+        rules = rules if rules is not None else _PUBLISHER_RULES
         names = cls._check_players(players)
         n = len(names)
         if n < 2:
@@ -587,8 +597,13 @@ class Game:
         if seat is None:
             raise IllegalAskError("the game is over: there is no legal ask")
         hands = self._hands
-        targets = [s for s in range(len(hands)) if s != seat and hands[s]]
-        wanted = _askable_mask(self.rules, self.deck.n_families, hands[seat], self._blocked)
+        targets = [s for s, hand in enumerate(hands) if hand and s != seat]
+        hand = hands[seat]
+        spread = hand | hand >> 1
+        spread |= spread >> 2
+        wanted = (spread & self._nibble_ones) * 0b1111 & ~self._blocked
+        if not self.rules.bluffing:
+            wanted &= ~hand
         n_cards = wanted.bit_count()
         k = int(rng.integers(len(targets) * n_cards))
         target, nth = divmod(k, n_cards)
@@ -681,19 +696,27 @@ class Game:
     def _resolve_ask(self, seat: int, target_seat: int, card_index: int) -> None:
         card = self.deck.cards[card_index]
         me, target = self.players[seat], self.players[target_seat]
+        hands = self._hands
         bit = 1 << card_index
-        has_card = bool(self._hands[target_seat] & bit)
+        has_card = bool(hands[target_seat] & bit)
         self._actions.append(("ask", me, target, card.code, has_card))
-        self._emit(Asked(me, target, card))
-        self._emit(Answered(target, card, has_card))
+        # Appended directly rather than through _emit (the hot path): none of these is a Drew,
+        # so the public record gets the same objects.
+        said: tuple[Event, ...] = (Asked(me, target, card), Answered(target, card, has_card))
         if has_card:
-            self._hands[target_seat] ^= bit
-            self._hands[seat] |= bit
-            self._emit(CardMoved(card, target, me))
-            self._expose_complete(seat, card.family_index)
-            if not self._hands[target_seat]:
+            hands[target_seat] ^= bit
+            hands[seat] |= bit
+            said += (CardMoved(card, target, me),)
+        self._events.extend(said)
+        self._public.extend(said)
+        if has_card:
+            hand = hands[seat]
+            mask = _family_mask(card.family_index)
+            if hand & mask == mask:
+                self._expose_complete(seat, card.family_index)
+            if not hands[target_seat]:
                 self._emit(HandEmptied(target))
-            if not self._hands[seat]:
+            if not hands[seat]:
                 self._emit(HandEmptied(me))
             self._settle_turn(seat, "")
             return
@@ -742,7 +765,12 @@ class Game:
     def _expose_complete(self, seat: int, family: int | None = None) -> bool:
         """Expose every complete family in a hand (or just ``family``); True if one was."""
         hand = self._hands[seat]
-        families = range(self.deck.n_families) if family is None else (family,)
+        if family is None:
+            # One bit per complete family (at the family's lowest card), found in O(1).
+            complete = hand & hand >> 1 & hand >> 2 & hand >> 3 & self._nibble_ones
+            families: Iterable[int] = [i >> 2 for i in _bits(complete)]
+        else:
+            families = (family,)
         exposed_any = False
         for f in families:
             mask = _family_mask(f)
@@ -768,13 +796,31 @@ class Game:
         self._emit(Drew(self.players[seat], self.deck.cards[index]))
         return self._expose_complete(seat, self.deck.cards[index].family_index)
 
-    def _can_ask(self, seat: int) -> bool:
+    def _first_mover(self, seat: int) -> int | None:
+        """The first seat clockwise from ``seat`` (itself included) that can ask: it holds
+        cards, someone else holds cards, and some card is askable; None if nobody can."""
         hands = self._hands
-        return bool(
-            hands[seat]
-            and any(hands[s] for s in range(len(hands)) if s != seat)
-            and _askable_mask(self.rules, self.deck.n_families, hands[seat], self._blocked)
-        )
+        n = len(hands)
+        holders = n - hands.count(0)
+        if holders < 2:  # a lone holder has nobody to ask
+            return None
+        ones, blocked, bluffing = self._nibble_ones, self._blocked, self.rules.bluffing
+        for k in range(n):
+            s = seat + k
+            if s >= n:
+                s -= n
+            hand = hands[s]
+            if not hand:
+                continue
+            # Inlined _askable_mask: this runs after every ask, so it is the hot spot.
+            spread = hand | hand >> 1
+            spread |= spread >> 2
+            wanted = (spread & ones) * 0b1111 & ~blocked
+            if not bluffing:
+                wanted &= ~hand
+            if wanted:
+                return s
+        return None
 
     def _settle_turn(self, seat: int, reason: str) -> None:
         """Give the turn to ``seat`` or, if it cannot ask (empty hand, nobody to ask, or
@@ -786,8 +832,8 @@ class Game:
             if not self._unfinished:
                 self._end()
                 return
-            movers = [(seat + k) % n for k in range(n) if self._can_ask((seat + k) % n)]
-            if movers:
+            candidate = self._first_mover(seat)
+            if candidate is not None:
                 break
             if not self._stock:  # cannot happen while a quartet is completable; be safe
                 self._end()
@@ -795,7 +841,6 @@ class Game:
             holders = [(seat + k) % n for k in range(n) if self._hands[(seat + k) % n]]
             seat = holders[0] if holders else seat
             self._draw(seat)
-        candidate = movers[0]
         if candidate != self._to_move:
             if candidate == seat:
                 why = reason or "turn"

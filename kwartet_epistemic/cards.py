@@ -284,8 +284,15 @@ class Deck:
         if match:
             try:
                 data = json.loads(match.group(1))
-            except json.JSONDecodeError as err:
+            except (json.JSONDecodeError, RecursionError) as err:
                 raise InvalidDeckError(f"deck spec {spec[:60]!r}: bad themed data: {err}") from err
+            # Only inline data: a spec comes from game records, which must never make the
+            # library read a file path or bundled pack named inside them.
+            if not isinstance(data, dict):
+                raise InvalidDeckError(
+                    f"deck spec {spec[:60]!r}: themed(...) must hold a JSON object with "
+                    "'name' and 'families'"
+                )
             return cls.themed(data)
         raise InvalidDeckError(
             f"deck spec {spec[:60]!r}: expected 'piquet(families=N)', 'standard()' or 'themed({{...}})'"
@@ -302,7 +309,7 @@ class Deck:
     def __contains__(self, item: object) -> bool:
         return (
             isinstance(item, Card)
-            and item.index < len(self.cards)
+            and 0 <= item.index < len(self.cards)
             and self.cards[item.index] == item
         )
 
@@ -360,7 +367,7 @@ class Deck:
         """
         if isinstance(text, Card):
             if text in self:
-                return text
+                return self.cards[text.index]
             raise UnknownCardError(f"card {text!r} is not in {self!r}")
         if not isinstance(text, str):
             raise UnknownCardError(f"card name {text!r}: expected a string such as 'QH'")

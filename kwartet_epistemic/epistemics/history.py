@@ -1,0 +1,354 @@
+"""From a game's public record to constraints on the possible worlds.
+
+A *world* is a history of the hidden cards consistent with everything public: for every
+card its *origin* slot (the hand it was dealt to, the draw that brought it, or the pile
+where it still lies).  Without a draw pile a hidden card never moves, so its origin is its
+current location and a world is simply a placement of the cards (DESIGN.md).  With a draw
+pile, the origin says which draw brought a card; two worlds that differ only in which card
+a player drew are told apart by that player, as in the product update with the action
+model of a private draw.
+
+Every public fact is a constraint on the origins of the cards of *one* family:
+
+* the origin of a card is restricted to an *allowed* set of slots (refusals, asks without
+  bluffing, and every public sighting of the card in someone's hand);
+* "Q held at least one card of f when Q asked" is a *some* clause over f's cards;
+* "Q never held all of an unexposed f" is a *not-all* clause over f's cards;
+
+while the slot capacities (hand sizes, draws of one card, pile sizes) couple the families.
+This is what makes exact counting a dynamic programme over families.
+
+>>> import kwartet_epistemic as kw
+>>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+>>> _ = game.ask("B", "7D")
+>>> history = PublicHistory(game.deck, game.players, game.rules)
+>>> history.extend(game.record)
+>>> history.slot_names
+('hand A', 'hand B', 'hand C')
+>>> [history.slot_names[s] for s in history.allowed_slots("7D")]
+['hand C']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from kwartet_epistemic.cards import Card, Deck
+from kwartet_epistemic.errors import KwartetError
+from kwartet_epistemic.events import (
+    Answered,
+    Asked,
+    CardMoved,
+    Dealt,
+    Drew,
+    Event,
+    GameEnded,
+    MiddleCardTurned,
+    QuartetExposed,
+)
+from kwartet_epistemic.rules import RuleSet
+
+__all__ = ["Clause", "PublicHistory", "PrivateInfo", "private_info"]
+
+EXPOSED = "exposed"
+
+
+class InconsistentRecordError(KwartetError):
+    """A record whose public facts contradict each other (no world is possible)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """A constraint on the origins of a family's four cards.
+
+    ``conditions[i]`` is a bit mask of slots: card i "is with the player" iff its origin
+    is in the mask (0 means never, all ones always).  ``kind`` is ``"some"`` (at least one
+    card is with the player) or ``"notall"`` (not every card is).
+    """
+
+    kind: str
+    conditions: tuple[int, int, int, int]
+
+    def satisfied(self, origins: Sequence[int]) -> bool:
+        """Whether the clause holds when card i has origin slot ``origins[i]``."""
+        hits = [self.conditions[i] >> origins[i] & 1 for i in range(4)]
+        return any(hits) if self.kind == "some" else not all(hits)
+
+
+class PublicHistory:
+    """The constraints that a public record puts on the worlds, updated event by event.
+
+    Slots are numbered: one ``hand P`` per player, then ``stock``, ``aside`` and ``middle``
+    when the rules have them, then one ``draw i P`` per draw, in the order they happened.
+    """
+
+    def __init__(self, deck: Deck, players: Sequence[str], rules: RuleSet) -> None:
+        self.deck = deck
+        self.players = tuple(players)
+        self.rules = rules
+        names = [f"hand {p}" for p in self.players]
+        owners: list[str | None] = list(self.players)
+        self.stock_slot = self.aside_slot = self.middle_slot = -1
+        if rules.draw_pile:
+            self.stock_slot = len(names)
+            names.append("stock")
+            owners.append(None)
+        if not rules.draw_pile and rules.dealing == "equal":
+            self.aside_slot = len(names)
+            names.append("aside")
+            owners.append(None)
+        if rules.memory_cards:
+            self.middle_slot = len(names)
+            names.append("middle")
+            owners.append(None)
+        self._names = names
+        self.slot_owner: list[str | None] = owners
+        self.capacity: list[int] = [0] * len(names)
+        everything = (1 << len(names)) - 1
+        self.allowed: list[int] = [everything] * len(deck)
+        # Where each publicly seen card is now: a player, a pile name, or EXPOSED.
+        self.location: list[str | None] = [None] * len(deck)
+        self.clauses: list[set[Clause]] = [set() for _ in deck.families]
+        self.exposed_families: dict[int, str] = {}
+        # reach[p]: the slots whose cards are with player p now, if never seen moving.
+        self.reach: dict[str, int] = {p: 1 << i for i, p in enumerate(self.players)}
+        self.draw_slots: list[int] = []
+        self.events_seen = 0
+        self._dirty = True
+        self._dealt = False
+        self.version = 0  # bumped whenever a constraint changes
+
+    # ----- queries ------------------------------------------------------------------
+
+    @property
+    def slot_names(self) -> tuple[str, ...]:
+        """Readable names of the slots, in slot order."""
+        return tuple(self._names)
+
+    def allowed_slots(self, card: Card | str) -> list[int]:
+        """The slots that ``card`` may have come from, given the public record."""
+        c = self.deck.card(card)
+        return [s for s in range(len(self._names)) if self.allowed[c.index] >> s & 1]
+
+    def is_seen(self, index: int) -> bool:
+        """Whether card ``index`` has been publicly located (it then stays located)."""
+        return self.location[index] is not None
+
+    # ----- updates ------------------------------------------------------------------
+
+    def extend(self, events: Iterable[Event]) -> None:
+        """Take in further public events (a draw's card, if present, is ignored here)."""
+        for event in events:
+            self._take(event)
+            self.events_seen += 1
+
+    def _take(self, event: Event) -> None:
+        kind = type(event)
+        if kind is Dealt:
+            assert isinstance(event, Dealt)
+            if event.players != self.players:
+                raise InconsistentRecordError(
+                    f"the deal seats {list(event.players)}, expected {list(self.players)}"
+                )
+            for p, size in zip(self.players, event.hand_sizes, strict=True):
+                self.capacity[self.players.index(p)] = size
+            if event.stock_size:
+                self.capacity[self._need(self.stock_slot, "stock")] = event.stock_size
+            if event.aside_size:
+                self.capacity[self._need(self.aside_slot, "set-aside pile")] = event.aside_size
+            if event.middle_size:
+                self.capacity[self._need(self.middle_slot, "middle")] = event.middle_size
+            self._dealt = True
+            self._dirty = True
+            self.version += 1
+            return
+        if not self._dealt:
+            raise InconsistentRecordError("the record must start with the deal")
+        if kind is CardMoved:
+            assert isinstance(event, CardMoved)
+            c = event.card.index
+            if self.location[c] is None:
+                self._sight(c, event.source)
+            elif self.location[c] != event.source:
+                raise InconsistentRecordError(
+                    f"{event.card.code} moved from {event.source} but was with {self.location[c]}"
+                )
+            self.location[c] = event.destination
+            self._dirty = True
+            return
+        if kind is Drew:
+            assert isinstance(event, Drew)
+            slot = len(self._names)
+            self._names.append(f"draw {len(self.draw_slots) + 1} {event.player}")
+            self.slot_owner.append(event.player)
+            self.capacity.append(1)
+            self.capacity[self.stock_slot] -= 1
+            bit = 1 << slot
+            stock_bit = 1 << self.stock_slot
+            for c in range(len(self.deck)):
+                if self.location[c] is None and self.allowed[c] & stock_bit:
+                    self.allowed[c] |= bit
+            self.reach[event.player] |= bit
+            self.draw_slots.append(slot)
+            self._dirty = True
+            self.version += 1
+            return
+        # Every other event but an exposure happens in a settled state: nobody holds an
+        # unexposed complete family (it would have been laid down).  An exposure follows
+        # the move or draw that completed the family, so it is not a settled state.
+        if self._dirty and kind is not QuartetExposed:
+            self._add_not_all_clauses()
+            self._dirty = False
+        if kind is Asked:
+            assert isinstance(event, Asked)
+            self._asked(event.asker, event.card)
+        elif kind is Answered:
+            assert isinstance(event, Answered)
+            if not event.has_card:
+                self._lacks(event.target, event.card.index)
+        elif kind is QuartetExposed:
+            assert isinstance(event, QuartetExposed)
+            f = self.deck.family_index(event.family)
+            for card in self.deck.family_cards(f):
+                c = card.index
+                if self.location[c] is None:
+                    self._sight(c, event.player)
+                elif self.location[c] != event.player:
+                    raise InconsistentRecordError(
+                        f"{event.player} laid down {event.family} but {card.code} was with "
+                        f"{self.location[c]}"
+                    )
+                self.location[c] = EXPOSED
+            self.exposed_families[f] = event.player
+            self.version += 1
+        elif kind is MiddleCardTurned:
+            assert isinstance(event, MiddleCardTurned)
+            c = event.card.index
+            self._restrict(c, 1 << self._need(self.middle_slot, "middle"))
+            self.location[c] = "middle"
+        elif kind is GameEnded:
+            assert isinstance(event, GameEnded)
+            piles = 0
+            for slot in (self.aside_slot, self.middle_slot):
+                if slot >= 0:
+                    piles |= 1 << slot
+            for card in event.revealed:
+                if self.location[card.index] is None:
+                    self._restrict(card.index, piles)
+                    self.location[card.index] = "face down"
+
+    def _need(self, slot: int, what: str) -> int:
+        if slot < 0:
+            raise InconsistentRecordError(f"the record has a {what} but the rules do not")
+        return slot
+
+    def _restrict(self, c: int, mask: int) -> None:
+        new = self.allowed[c] & mask
+        if new != self.allowed[c]:
+            self.allowed[c] = new
+            self.version += 1
+        if not new:
+            raise InconsistentRecordError(
+                f"the record leaves no possible origin for {self.deck.cards[c].code}"
+            )
+
+    def _sight(self, c: int, holder: str) -> None:
+        """Card ``c`` is seen for the first time, in ``holder``'s hand."""
+        self._restrict(c, self.reach[holder])
+        self.location[c] = holder
+
+    def _condition(self, c: int, player: str) -> int:
+        """The slot mask for "card c is with ``player`` now"."""
+        where = self.location[c]
+        if where is None:
+            return self.reach[player]
+        return -1 if where == player else 0
+
+    def _lacks(self, player: str, c: int) -> None:
+        where = self.location[c]
+        if where is None:
+            self._restrict(c, ~self.reach[player])
+        elif where == player:
+            raise InconsistentRecordError(
+                f"{player} denied holding {self.deck.cards[c].code}, which {player} holds"
+            )
+
+    def _asked(self, asker: str, card: Card) -> None:
+        f = card.family_index
+        conditions = tuple(self._condition(x.index, asker) for x in self.deck.family_cards(f))
+        if not any(cond == -1 for cond in conditions):
+            self._add_clause(f, Clause("some", conditions))  # type: ignore[arg-type]
+        if not self.rules.bluffing:
+            self._lacks(asker, card.index)
+
+    def _add_not_all_clauses(self) -> None:
+        for f in range(self.deck.n_families):
+            if f in self.exposed_families:
+                continue
+            cards = self.deck.family_cards(f)
+            for p in self.players:
+                conditions = tuple(self._condition(x.index, p) for x in cards)
+                if all(cond != 0 for cond in conditions):
+                    if all(cond == -1 for cond in conditions):
+                        raise InconsistentRecordError(
+                            f"{p} holds the whole family {self.deck.families[f]} unexposed"
+                        )
+                    self._add_clause(f, Clause("notall", conditions))  # type: ignore[arg-type]
+
+    def _add_clause(self, f: int, clause: Clause) -> None:
+        # Conditions are slot masks; normalise "always" to a canonical all-ones mask.
+        full = (1 << 62) - 1
+        clause = Clause(clause.kind, tuple(full if c == -1 else c for c in clause.conditions))  # type: ignore[arg-type]
+        if clause not in self.clauses[f]:
+            self.clauses[f].add(clause)
+            self.version += 1
+
+
+@dataclass(frozen=True)
+class PrivateInfo:
+    """What one player knows beyond the public record: the hand dealt to them and the
+    card each of their draws brought (by draw number, counting all draws from 0)."""
+
+    player: str
+    dealt: frozenset[int]
+    draws: tuple[tuple[int, int], ...] = ()
+
+
+def private_info(
+    deck: Deck, player: str, hand: Iterable[Card], record: Sequence[Event]
+) -> PrivateInfo:
+    """Reconstruct a player's dealt hand and draws from their current hand and their view
+    of the record, by walking the record backwards.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+    ...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+    >>> _ = game.ask("B", "7H")
+    >>> view = game.view("A")
+    >>> info = private_info(game.deck, "A", view.hand, view.record)
+    >>> sorted(game.deck.cards[i].code for i in info.dealt)
+    ['7S', '8S']
+    """
+    held = {c.index for c in hand}
+    draws: list[tuple[int, int]] = []
+    draw_number = sum(1 for e in record if isinstance(e, Drew))
+    for event in reversed(record):
+        if isinstance(event, CardMoved):
+            if event.destination == player:
+                held.discard(event.card.index)
+            if event.source == player:
+                held.add(event.card.index)
+        elif isinstance(event, QuartetExposed) and event.player == player:
+            held.update(c.index for c in deck.family_cards(event.family))
+        elif isinstance(event, Drew):
+            draw_number -= 1
+            if event.player == player:
+                if event.card is None:
+                    raise InconsistentRecordError(
+                        f"{player}'s view hides the card of their own draw {draw_number + 1}"
+                    )
+                held.discard(event.card.index)
+                draws.append((draw_number, event.card.index))
+    return PrivateInfo(player, frozenset(held), tuple(sorted(draws)))

@@ -152,27 +152,38 @@ def _count_over_nodes(manager: Any, u: Any, count_variables: Iterable[str]) -> i
     def level_of(edge: Any) -> int:
         return 1 << 62 if edge in (true, false) else int(edge.level)
 
-    memo: dict[int, int] = {}
+    def regular(edge: Any) -> Any:
+        return ~edge if edge.negated else edge
 
-    def count_edge(edge: Any) -> int:
+    def count_edge(edge: Any, memo: dict[int, int]) -> int:
         # Models over the count variables at the edge's level and below.
         if edge == true:
             return 1
         if edge == false:
             return 0
-        regular = ~edge if edge.negated else edge
-        key = int(regular)
-        value = memo.get(key)
-        if value is None:
-            level = int(regular.level)
-            value = 0
-            for child in (regular.low, regular.high):
-                gap = free_from(level + 1) - free_from(level_of(child))
-                value += count_edge(child) << gap
-            memo[key] = value
-        if edge.negated:
-            return (1 << free_from(level_of(edge))) - value
-        return value
+        value = memo[int(regular(edge))]
+        return (1 << free_from(level_of(edge))) - value if edge.negated else value
 
-    top = level_of(u)
-    return count_edge(u) << (total - free_from(top))
+    # Post-order over the regular nodes with an explicit stack: BDDs of a few thousand
+    # levels would overflow Python's recursion limit.
+    memo: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(u, False)]
+    while stack:
+        edge, expanded = stack.pop()
+        if edge in (true, false):
+            continue
+        node = regular(edge)
+        key = int(node)
+        if key in memo:
+            continue
+        children = (node.low, node.high)
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children)
+            continue
+        level = int(node.level)
+        memo[key] = sum(
+            count_edge(child, memo) << (free_from(level + 1) - free_from(level_of(child)))
+            for child in children
+        )
+    return count_edge(u, memo) << (total - free_from(level_of(u)))

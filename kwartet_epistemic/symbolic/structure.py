@@ -31,12 +31,18 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from kwartet_epistemic.errors import FalseAnnouncementError, ModelError, ModelTooLargeError
+from kwartet_epistemic.errors import (
+    FalseAnnouncementError,
+    KwartetError,
+    ModelError,
+    ModelTooLargeError,
+)
 from kwartet_epistemic.logic.formula import (
     And,
     Announce,
@@ -132,6 +138,34 @@ def _unique_nodes(root: Formula) -> Iterator[Formula]:
         stack.extend(node.args)
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _plain_errors(method: _Method) -> _Method:
+    """Raise our input errors with no traceback into the engine's frames.
+
+    Those frames hold BDD nodes and the manager.  An exception kept alive in a
+    reference cycle (a notebook's ``sys.last_value``, pytest's ``raises``) would drag
+    them into the cycle collector, which may free the manager before its nodes and make
+    ``dd`` complain.  The message already says what was wrong with the input.
+    """
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except KwartetError as error:
+            failure = error
+        del args, kwargs  # this frame stays in the traceback: keep no BDDs in it
+        failure.__context__ = failure.__cause__ = None
+        try:
+            raise failure.with_traceback(None)
+        finally:
+            del failure  # else error -> traceback -> this frame -> error is a cycle
+
+    return cast(_Method, wrapper)
+
+
 class BddKnowledgeStructure:
     """A knowledge structure over an arbitrary BDD encoding (the lower layer).
 
@@ -161,6 +195,7 @@ class BddKnowledgeStructure:
     True
     """
 
+    @_plain_errors
     def __init__(
         self,
         manager: Any,
@@ -239,6 +274,7 @@ class BddKnowledgeStructure:
 
     # ------------------------------------------------------------------ queries
 
+    @_plain_errors
     def bdd(self, formula: FormulaLike) -> Bdd:
         """The BDD of the set of states (models of the law) where the formula holds.
 
@@ -248,6 +284,7 @@ class BddKnowledgeStructure:
         """
         return self._law & self._truth(as_formula(formula))
 
+    @_plain_errors
     def is_valid(self, formula: FormulaLike) -> bool:
         """Whether the formula holds in every state of the structure.
 
@@ -256,6 +293,7 @@ class BddKnowledgeStructure:
         """
         return (self._law & ~self._truth(as_formula(formula))) == self._manager.false
 
+    @_plain_errors
     def is_satisfiable(self, formula: FormulaLike) -> bool:
         """Whether the formula holds in at least one state of the structure.
 
@@ -264,6 +302,7 @@ class BddKnowledgeStructure:
         """
         return (self._law & self._truth(as_formula(formula))) != self._manager.false
 
+    @_plain_errors
     def count_states(self, formula: FormulaLike | None = None) -> int:
         """The exact number of states (where the formula holds, if one is given).
 
@@ -274,6 +313,7 @@ class BddKnowledgeStructure:
         target = self._law if formula is None else self.bdd(formula)
         return exact_count(self._manager, target, self._count_vars)
 
+    @_plain_errors
     def holds_at(self, formula: FormulaLike, assignment: Mapping[str, bool]) -> bool:
         """Truth of the formula at the state given as values of all ``count_vars``.
 
@@ -285,6 +325,7 @@ class BddKnowledgeStructure:
         truth = self._manager.let(values, self._truth(as_formula(formula)))
         return bool(truth == self._manager.true)
 
+    @_plain_errors
     def assignments(self, *, limit: int = _DEFAULT_STATE_LIMIT) -> Iterator[dict[str, bool]]:
         """Every state as values of the ``count_vars``; refuses above ``limit`` states.
 
@@ -303,10 +344,11 @@ class BddKnowledgeStructure:
             for model in self._manager.pick_iter(self._law, care_vars=set(self._count_vars))
         )
         # A fixed order (lexicographic in count_vars, false before true) for reproducibility.
-        yield from sorted(found, key=lambda model: tuple(model[v] for v in self._count_vars))
+        return iter(sorted(found, key=lambda model: tuple(model[v] for v in self._count_vars)))
 
     # ---------------------------------------------------------------- updates
 
+    @_plain_errors
     def announce(self, formula: FormulaLike) -> BddKnowledgeStructure:
         """The structure after a public announcement: the law becomes ``law ∧ φ``.
 
@@ -504,6 +546,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
     (True, False)
     """
 
+    @_plain_errors
     def __init__(
         self,
         vocabulary: Iterable[str | Atom],
@@ -584,6 +627,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
 
     # ------------------------------------------------------------------ queries
 
+    @_plain_errors
     def holds(self, formula: FormulaLike, state: Iterable[str | Atom]) -> bool:
         """Truth of the formula at the state given as its set of true atoms.
 
@@ -593,15 +637,19 @@ class KnowledgeStructure(BddKnowledgeStructure):
         """
         return self.holds_at(formula, self._assignment_of(state))
 
+    @_plain_errors
     def states(self, *, limit: int = _DEFAULT_STATE_LIMIT) -> Iterator[frozenset[str]]:
         """Every state as the frozenset of its true atoms; refuses above ``limit`` states.
 
         >>> [sorted(s) for s in KnowledgeStructure(["p", "q"], "p", {}).states()]
         [['p'], ['p', 'q']]
         """
-        for assignment in self.assignments(limit=limit):
-            yield frozenset(name for name, value in assignment.items() if value)
+        return (
+            frozenset(name for name, value in assignment.items() if value)
+            for assignment in self.assignments(limit=limit)
+        )
 
+    @_plain_errors
     def announce(
         self, formula: FormulaLike, *, actual: Iterable[str | Atom] | None = None
     ) -> KnowledgeStructure:
@@ -625,6 +673,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
         assert isinstance(result, KnowledgeStructure)
         return result
 
+    @_plain_errors
     def to_kripke(self, actual_state: Iterable[str | Atom]) -> KripkeModel:
         """The explicit Kripke model of this structure, pointed at ``actual_state``.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from os import PathLike
 from typing import Any
 
 import numpy as np
@@ -880,6 +881,30 @@ class Game:
             f"<Game {self.deck!r} {list(self.players)} rules={self.rules.name} "
             f"events={len(self._events)} {state}>"
         )
+
+    # ----- records ------------------------------------------------------------------
+
+    def save(self, path: str | PathLike[str]) -> None:
+        """Save the game so far as a JSON game record (see :class:`~kwartet_epistemic.record.GameRecord`).
+
+        >>> import tempfile, pathlib
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+        >>> _ = g.ask("C", "KD")
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "game.json"
+        >>> g.save(path)
+        >>> kw.Game.load(path).events == g.events
+        True
+        """
+        from kwartet_epistemic.record import GameRecord  # record imports this module
+
+        GameRecord.from_game(self).save(path)
+
+    @classmethod
+    def load(cls, path: str | PathLike[str]) -> Game:
+        """Load a JSON game record and replay it; a bad record raises RecordError."""
+        from kwartet_epistemic.record import GameRecord
+
+        return GameRecord.load(path, check=False).replay()
 
     def copy(self) -> Game:
         """An independent copy of the game (for search and what-if analysis)."""

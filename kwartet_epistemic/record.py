@@ -1,0 +1,472 @@
+"""Game records: a game saved as JSON, loaded back and replayed move by move.
+
+A record holds what is needed to rebuild the game exactly: the deck (its spec string),
+the rules, the players, the initial deal (dealer, hands, stock bottom to top, set-aside
+and middle cards), the seed if the game was dealt with one, and every action in order.
+Loading replays every action through the referee and checks each recorded answer, so a
+record that was corrupted or tampered with is refused with :class:`RecordError` naming
+the first bad entry.  Nothing is ever evaluated or unpickled: a record is plain JSON.
+
+>>> import kwartet_epistemic as kw
+>>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+>>> _ = game.ask("C", "KD")
+>>> record = GameRecord.from_game(game)
+>>> record.actions
+(('ask', 'A', 'C', 'KD', False),)
+>>> again = GameRecord.from_json(record.to_json())
+>>> again == record, again.replay().events == game.events
+(True, True)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+from typing import Any, ClassVar
+
+from kwartet_epistemic.cards import Deck
+from kwartet_epistemic.errors import KwartetError, RecordError
+from kwartet_epistemic.game import Game
+from kwartet_epistemic.rules import RuleSet
+
+__all__ = ["GameRecord", "RECORD_FORMAT", "RECORD_VERSION"]
+
+RECORD_FORMAT = "kwartet-game-record"
+RECORD_VERSION = 1
+
+Action = tuple[Any, ...]
+_FIELDS = ("format", "version", "deck", "rules", "players", "seed", "deal", "actions")
+_DEAL_FIELDS = ("dealer", "hands", "stock", "aside", "middle")
+
+
+def _describe(action: object) -> str:
+    """A short readable form of an action entry, for error messages."""
+    if isinstance(action, Sequence) and not isinstance(action, str) and action:
+        if action[0] == "ask" and len(action) == 5:
+            return f"{action[1]} asks {action[2]} for {action[3]}"
+        if action[0] == "turn_over" and len(action) == 3:
+            return f"{action[1]} turns over middle card {action[2]}"
+    text = json.dumps(action, default=repr)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Everything needed to replay a game: deck, rules, players, the deal and the actions.
+
+    ``hands`` lists each player's dealt cards (codes) in seat order, ``stock`` is listed
+    bottom to top, and each action is ``("ask", asker, target, card code, answer)`` or
+    ``("turn_over", player, slot)``, as in :attr:`Game.actions`.  Build one with
+    :meth:`from_game` or :meth:`from_json` / :meth:`load`; :meth:`replay` rebuilds the game.
+
+    >>> import kwartet_epistemic as kw
+    >>> small = kw.Deck.piquet(families=2)
+    >>> game = kw.Game.from_hands(small, {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"],
+    ...     "C": ["7D", "7C", "8C"]}, first="A")
+    >>> _ = game.ask("B", "8H")
+    >>> record = GameRecord.from_game(game)
+    >>> record.hands, record.dealer, record.seed
+    ((('7S', '8S'), ('7H', '8H', '8D'), ('7D', '7C', '8C')), 'C', None)
+    >>> record.replay().hand("A")
+    (Card('7S'), Card('8S'), Card('8H'))
+    """
+
+    FORMAT: ClassVar[str] = RECORD_FORMAT
+    VERSION: ClassVar[int] = RECORD_VERSION
+
+    deck: Deck
+    rules: RuleSet
+    players: tuple[str, ...]
+    dealer: str
+    hands: tuple[tuple[str, ...], ...]
+    stock: tuple[str, ...] = ()
+    aside: tuple[str, ...] = ()
+    middle: tuple[str, ...] = ()
+    actions: tuple[Action, ...] = ()
+    seed: int | None = None
+
+    # ----- from and to a game -------------------------------------------------------
+
+    @classmethod
+    def from_game(cls, game: Game) -> GameRecord:
+        """The record of ``game`` so far (a finished game or one still in progress).
+
+        >>> import kwartet_epistemic as kw
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C"], seed=3)
+        >>> GameRecord.from_game(g).seed, len(GameRecord.from_game(g).hands[0])
+        (3, 10)
+        """
+        try:
+            deal = game.initial_deal
+        except AttributeError:
+            raise RecordError(f"{game!r}: expected a Game to record") from None
+        seed = game.seed
+        if seed is not None and not _seed_deals(game, seed):
+            seed = None  # set up by hand with a seed it was not dealt from: keep the deal only
+        return cls(
+            deck=game.deck,
+            rules=game.rules,
+            players=tuple(game.players),
+            dealer=deal["dealer"],
+            hands=tuple(tuple(deal["hands"][p]) for p in game.players),
+            stock=tuple(deal["stock"]),
+            aside=tuple(deal["aside"]),
+            middle=tuple(deal["middle"]),
+            actions=tuple(tuple(a) for a in game.actions),
+            seed=seed,
+        )
+
+    def replay(self) -> Game:
+        """Rebuild the game: deal as recorded, then play every action, checking each
+        recorded answer against the replay.  Raises :class:`RecordError` naming the first
+        entry that is illegal or disagrees with the deal.
+
+        >>> import kwartet_epistemic as kw
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+        >>> _ = g.ask("C", "KD")
+        >>> lie = GameRecord.from_game(g).with_actions([("ask", "A", "C", "KD", True)])
+        >>> lie.replay()
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.RecordError: entry 1 (A asks C for KD): the record says yes, but C does not hold KD in the recorded deal
+        """
+        game = self._deal()
+        for number, action in enumerate(self.actions, start=1):
+            _replay_action(game, number, action)
+        return game
+
+    def with_actions(self, actions: Sequence[Sequence[Any]]) -> GameRecord:
+        """A copy with other actions (same deal), e.g. to cut a game short.
+
+        >>> import kwartet_epistemic as kw
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+        >>> GameRecord.from_game(g).with_actions([]).actions
+        ()
+        """
+        return GameRecord(
+            deck=self.deck,
+            rules=self.rules,
+            players=self.players,
+            dealer=self.dealer,
+            hands=self.hands,
+            stock=self.stock,
+            aside=self.aside,
+            middle=self.middle,
+            actions=tuple(tuple(a) for a in actions),
+            seed=self.seed,
+        )
+
+    def _deal(self) -> Game:
+        if len(self.hands) != len(self.players):
+            raise RecordError(
+                f"deal: {len(self.hands)} hands for {len(self.players)} players "
+                f"{', '.join(map(str, self.players))}"
+            )
+        try:
+            game = Game(
+                self.deck,
+                self.players,
+                dict(zip(self.players, self.hands, strict=True)),
+                dealer=self.dealer,
+                rules=self.rules,
+                stock=self.stock,
+                aside=self.aside,
+                middle=self.middle,
+                seed=self.seed,
+            )
+        except KwartetError as err:
+            raise RecordError(f"deal: {err}") from err
+        # A seed promises the deal Game.deal makes with it: a hand edited afterwards would
+        # otherwise pass unnoticed as long as the answers were edited to match.
+        if self.seed is not None and not _seed_deals(game, self.seed):
+            raise RecordError(
+                f"deal: it is not the deal that seed {self.seed} gives (tampered deal, "
+                "or a record whose seed was changed)"
+            )
+        return game
+
+    # ----- JSON ---------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON data (what :meth:`to_json` writes).
+
+        >>> import kwartet_epistemic as kw
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C"], seed=3)
+        >>> sorted(GameRecord.from_game(g).to_dict())
+        ['actions', 'deal', 'deck', 'format', 'players', 'rules', 'seed', 'version']
+        """
+        return {
+            "format": self.FORMAT,
+            "version": self.VERSION,
+            "deck": self.deck.spec,
+            "rules": self.rules.to_dict(),
+            "players": list(self.players),
+            "seed": self.seed,
+            "deal": {
+                "dealer": self.dealer,
+                "hands": {p: list(h) for p, h in zip(self.players, self.hands, strict=True)},
+                "stock": list(self.stock),
+                "aside": list(self.aside),
+                "middle": list(self.middle),
+            },
+            "actions": [list(a) for a in self.actions],
+        }
+
+    def to_json(self) -> str:
+        """The record as JSON text: one line per hand and per action, easy to read and diff.
+
+        >>> import kwartet_epistemic as kw
+        >>> g = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+        >>> print(GameRecord.from_game(g).to_json())  # doctest: +ELLIPSIS
+        {
+          "format": "kwartet-game-record",
+          "version": 1,
+          "deck": "piquet(families=2)",
+          ...
+          "actions": []
+        }
+        """
+        data = self.to_dict()
+
+        def dump(value: Any) -> str:
+            return json.dumps(value, ensure_ascii=False)
+
+        deal = data["deal"]
+        hands = ",\n".join(f"      {dump(p)}: {dump(h)}" for p, h in deal["hands"].items())
+        deal_lines = [
+            f'    "dealer": {dump(deal["dealer"])}',
+            '    "hands": {\n' + hands + "\n    }",
+            f'    "stock": {dump(deal["stock"])}',
+            f'    "aside": {dump(deal["aside"])}',
+            f'    "middle": {dump(deal["middle"])}',
+        ]
+        if data["actions"]:
+            actions = "[\n" + ",\n".join("    " + dump(a) for a in data["actions"]) + "\n  ]"
+        else:
+            actions = "[]"
+        lines = [
+            f'  "format": {dump(data["format"])}',
+            f'  "version": {dump(data["version"])}',
+            f'  "deck": {dump(data["deck"])}',
+            f'  "rules": {dump(data["rules"])}',
+            f'  "players": {dump(data["players"])}',
+            f'  "seed": {dump(data["seed"])}',
+            '  "deal": {\n' + ",\n".join(deal_lines) + "\n  }",
+            f'  "actions": {actions}',
+        ]
+        return "{\n" + ",\n".join(lines) + "\n}\n"
+
+    @classmethod
+    def from_dict(cls, data: Any, *, check: bool = True) -> GameRecord:
+        """Read a record from JSON data; with ``check`` (the default) it is also replayed,
+        so a record that loads is a valid game.  Card names are stored as their codes.
+
+        >>> GameRecord.from_dict({"format": "chess-pgn"})
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.RecordError: format: 'chess-pgn' is not a Kwartet game record; expected 'kwartet-game-record'
+        """
+        if not isinstance(data, Mapping):
+            raise RecordError(
+                f"record: expected a JSON object with {', '.join(_FIELDS)}; got {type(data).__name__}"
+            )
+        if data.get("format") != RECORD_FORMAT:
+            raise RecordError(
+                f"format: {data.get('format')!r} is not a Kwartet game record; "
+                f"expected {RECORD_FORMAT!r}"
+            )
+        version = data.get("version")
+        if not _is_int(version) or version != RECORD_VERSION:
+            newer = " (written by a newer version of the library?)" if _is_int(version) else ""
+            raise RecordError(
+                f"version: {version!r} is not supported; this library reads version "
+                f"{RECORD_VERSION}{newer}"
+            )
+        unknown = sorted(set(data) - set(_FIELDS))
+        if unknown:
+            raise RecordError(
+                f"record: unknown field(s) {', '.join(map(repr, unknown))}; "
+                f"fields are {', '.join(_FIELDS)}"
+            )
+        missing = [k for k in _FIELDS if k not in data]
+        if missing:
+            raise RecordError(f"record: missing field(s) {', '.join(missing)}")
+
+        spec = data["deck"]
+        if not isinstance(spec, str):
+            raise RecordError(f"deck: {spec!r}: expected a deck spec such as 'piquet()'")
+        try:
+            deck = Deck.from_spec(spec)
+        except KwartetError as err:
+            raise RecordError(f"deck: {err}") from err
+        try:
+            rules = RuleSet.from_dict(data["rules"])
+        except (KwartetError, TypeError) as err:
+            raise RecordError(f"rules: {err}") from err
+
+        players = data["players"]
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise RecordError(f"players: {players!r}: expected a list of names")
+        seed = data["seed"]
+        if seed is not None and not (_is_int(seed) and seed >= 0):
+            raise RecordError(f"seed: {seed!r}: expected null or an integer >= 0")
+
+        deal = data["deal"]
+        if not isinstance(deal, Mapping) or set(deal) != set(_DEAL_FIELDS):
+            raise RecordError(
+                f"deal: expected an object with exactly {', '.join(_DEAL_FIELDS)}; got "
+                + (", ".join(map(repr, deal)) if isinstance(deal, Mapping) else repr(deal))
+            )
+        dealer = deal["dealer"]
+        if not isinstance(dealer, str):
+            raise RecordError(f"deal: dealer {dealer!r}: expected a player name")
+        hands_data = deal["hands"]
+        if not isinstance(hands_data, Mapping) or set(hands_data) != set(players):
+            raise RecordError(
+                "deal: hands must be an object with one list of cards per player "
+                f"({', '.join(players)})"
+            )
+
+        def codes(value: Any, where: str) -> tuple[str, ...]:
+            if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+                raise RecordError(f"deal: {where}: {value!r}: expected a list of card codes")
+            try:
+                return tuple(deck.card(c).code for c in value)
+            except KwartetError as err:
+                raise RecordError(f"deal: {where}: {err}") from err
+
+        hands = tuple(codes(hands_data[p], f"{p}'s hand") for p in players)
+        stock = codes(deal["stock"], "stock")
+        aside = codes(deal["aside"], "aside")
+        middle = codes(deal["middle"], "middle")
+
+        actions_data = data["actions"]
+        if not isinstance(actions_data, list):
+            raise RecordError(f"actions: expected a list of actions; got {actions_data!r}")
+        actions: list[Action] = []
+        for number, entry in enumerate(actions_data, start=1):
+            if not isinstance(entry, list):
+                raise RecordError(
+                    f"entry {number} ({_describe(entry)}): expected a list such as "
+                    '["ask", "A", "B", "QH", false] or ["turn_over", "A", 0]'
+                )
+            if entry and entry[0] == "ask" and len(entry) == 5 and isinstance(entry[3], str):
+                try:
+                    entry = [*entry[:3], deck.card(entry[3]).code, entry[4]]
+                except KwartetError as err:
+                    raise RecordError(f"entry {number} ({_describe(entry)}): {err}") from err
+            actions.append(tuple(entry))
+
+        record = cls(
+            deck=deck,
+            rules=rules,
+            players=tuple(players),
+            dealer=dealer,
+            hands=hands,
+            stock=stock,
+            aside=aside,
+            middle=middle,
+            actions=tuple(actions),
+            seed=seed,
+        )
+        if check:
+            record.replay()
+        return record
+
+    @classmethod
+    def from_json(cls, text: str | bytes, *, check: bool = True) -> GameRecord:
+        """Read a record from JSON text (see :meth:`from_dict`).
+
+        >>> GameRecord.from_json("{not json")
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.RecordError: record: not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)
+        """
+        if not isinstance(text, str | bytes | bytearray):
+            raise RecordError(f"record: expected JSON text, got {type(text).__name__}")
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+            raise RecordError(f"record: not valid JSON: {err}") from err
+        return cls.from_dict(data, check=check)
+
+    def save(self, path: str | PathLike[str]) -> None:
+        """Write the record as JSON to ``path`` (UTF-8)."""
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | PathLike[str], *, check: bool = True) -> GameRecord:
+        """Read a record from a JSON file; an unreadable file is a :class:`RecordError` too.
+
+        >>> GameRecord.load("/no/such/record.json")
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.RecordError: cannot read game record '/no/such/record.json': No such file or directory
+        """
+        try:
+            text = Path(path).read_bytes()
+        except OSError as err:
+            raise RecordError(
+                f"cannot read game record {str(path)!r}: {err.strerror or err}"
+            ) from err
+        try:
+            return cls.from_json(text, check=check)
+        except RecordError as err:
+            raise RecordError(f"{path}: {err}") from err
+
+
+def _seed_deals(game: Game, seed: int) -> bool:
+    """Whether :meth:`Game.deal` with ``seed`` gives ``game``'s initial deal."""
+    try:
+        dealt = Game.deal(game.deck, game.players, seed=seed, rules=game.rules)
+    except (KwartetError, TypeError):
+        return False
+    return dealt.initial_deal == game.initial_deal
+
+
+def _replay_action(game: Game, number: int, action: Any) -> None:
+    """Play one recorded action on ``game``; a bad one raises RecordError naming it."""
+    where = f"entry {number} ({_describe(action)})"
+    if not isinstance(action, Sequence) or isinstance(action, str) or not action:
+        raise RecordError(f"{where}: expected an action such as ('ask', 'A', 'B', 'QH', False)")
+    kind = action[0]
+    try:
+        if kind == "ask":
+            if len(action) != 5:
+                raise RecordError(
+                    f"{where}: an ask has 5 parts: 'ask', asker, target, card, answer"
+                )
+            _, asker, target, card, answer = action
+            if not all(isinstance(x, str) for x in (asker, target, card)):
+                raise RecordError(f"{where}: asker, target and card must be text")
+            if not isinstance(answer, bool):
+                raise RecordError(f"{where}: answer {answer!r}: expected true or false")
+            game.ask(target, card, asker=asker)
+            given = game.actions[-1][4]
+            if given != answer:
+                raise RecordError(
+                    f"{where}: the record says {'yes' if answer else 'no'}, but {target} "
+                    f"{'holds' if given else 'does not hold'} {game.actions[-1][3]} in the "
+                    "recorded deal"
+                )
+        elif kind == "turn_over":
+            if len(action) != 3 or not isinstance(action[1], str) or not _is_int(action[2]):
+                raise RecordError(f"{where}: expected ('turn_over', player, slot number)")
+            if action[1] != game.to_move:
+                raise RecordError(
+                    f"{where}: it is not {action[1]}'s turn: {game.to_move or 'nobody'} is to move"
+                )
+            game.turn_over(action[2])
+        else:
+            raise RecordError(f"{where}: unknown action {kind!r}; expected 'ask' or 'turn_over'")
+    except RecordError:
+        raise
+    except KwartetError as err:
+        raise RecordError(f"{where}: {err}") from err

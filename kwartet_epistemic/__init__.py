@@ -57,6 +57,7 @@ from kwartet_epistemic.events import (  # noqa: E402
     TurnPassed,
 )
 from kwartet_epistemic.game import Ask, Game, PlayerView, UnknownAskCardError, parse_ask  # noqa: E402
+from kwartet_epistemic.record import GameRecord  # noqa: E402
 from kwartet_epistemic.rules import RuleSet  # noqa: E402
 
 __all__ += [
@@ -71,6 +72,7 @@ __all__ += [
     "Event",
     "Game",
     "GameEnded",
+    "GameRecord",
     "HandEmptied",
     "MiddleCardTurned",
     "PlayerView",

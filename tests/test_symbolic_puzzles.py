@@ -1,0 +1,191 @@
+"""The classic puzzles on the symbolic engine: textbook answers, on both backends."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from math import comb
+
+import pytest
+
+from kwartet_epistemic.errors import ModelError
+from kwartet_epistemic.logic import Announce, Atom, C, Formula, Kw, Not, conjunction
+from kwartet_epistemic.symbolic import (
+    KnowledgeStructure,
+    available_backends,
+    muddy_children_father,
+    muddy_children_muddy_know,
+    muddy_children_nobody_knows,
+    muddy_children_rounds,
+    muddy_children_state,
+    muddy_children_structure,
+    russian_cards_alice_says,
+    russian_cards_atom,
+    russian_cards_bob_knows_alice,
+    russian_cards_cath_ignorant,
+    russian_cards_deal,
+    russian_cards_structure,
+)
+
+
+@pytest.fixture(scope="module", params=available_backends())
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+# ---------------------------------------------------------------- muddy children
+
+
+Chains = dict[tuple[int, str], tuple[KnowledgeStructure, ...]]
+
+
+@pytest.fixture(scope="module")
+def chains() -> Iterator[Chains]:
+    """Shared between tests; emptied at the end so the BDDs go before their manager."""
+    built: Chains = {}
+    yield built
+    built.clear()
+
+
+def rounds_of_silence(chains: Chains, n: int, backend: str) -> tuple[KnowledgeStructure, ...]:
+    """The structures after the father and 0, 1, ..., n - 1 rounds of "nobody knows"."""
+    if (n, backend) in chains:
+        return chains[n, backend]
+    structure = muddy_children_structure(n, backend=backend).announce(muddy_children_father(n))
+    silence = muddy_children_nobody_knows(n)
+    structures = [structure]
+    for _ in range(n - 1):
+        structures.append(structures[-1].announce(silence))
+    chains[n, backend] = tuple(structures)
+    return chains[n, backend]
+
+
+def muddy_sets(n: int, rng: random.Random) -> list[set[int]]:
+    """For every k: the first k children, and one random set of k children."""
+    children = list(range(1, n + 1))
+    return [set(children[:k]) for k in children] + [set(rng.sample(children, k)) for k in children]
+
+
+def knowing(structure: KnowledgeStructure, muddy: set[int], n: int) -> set[int]:
+    """The children who know whether they are muddy, in the state of ``muddy``."""
+    state = muddy_children_state(muddy)
+    return {i for i in range(1, n + 1) if structure.holds(Kw(str(i), Atom(f"m{i}")), state)}
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8, 20, 40])
+def test_muddy_children_know_after_exactly_k_minus_1_rounds(
+    n: int, backend: str, chains: Chains
+) -> None:
+    if backend == "autoref" and n > 20:
+        pytest.skip("the pure-Python backend is slow here; CUDD covers the large sizes")
+    structures = rounds_of_silence(chains, n, backend)
+    for muddy in muddy_sets(n, random.Random(n)):
+        k = len(muddy)
+        state = muddy_children_state(muddy)
+        after = structures[k - 1]
+        # After k - 1 rounds every muddy child knows, and the clean ones do not yet.
+        assert after.holds(muddy_children_muddy_know(muddy), state), (n, sorted(muddy))
+        assert knowing(after, muddy, n) == muddy
+        if k >= 2:
+            # One round earlier nobody knows: that is why the silence could be announced.
+            assert knowing(structures[k - 2], muddy, n) == set(), (n, sorted(muddy))
+
+
+@pytest.mark.parametrize("n", [5, 12, 40])
+def test_muddy_children_as_one_nested_announcement_formula(n: int, backend: str) -> None:
+    if backend == "autoref" and n > 20:
+        pytest.skip("the pure-Python backend is slow here; CUDD covers the large sizes")
+    k = n
+    silence = muddy_children_nobody_knows(n)
+    goal: Formula = muddy_children_muddy_know(range(1, k + 1))
+    not_yet: Formula = Not(goal)
+    for _ in range(k - 1):
+        goal = Announce(silence, goal)
+    for _ in range(k - 2):
+        not_yet = Announce(silence, not_yet)
+    father = muddy_children_father(n)
+    ks = muddy_children_structure(n, backend=backend)
+    state = muddy_children_state(range(1, k + 1))
+    assert ks.holds(Announce(father, goal), state)
+    assert ks.holds(Announce(father, not_yet), state)
+
+
+def test_muddy_children_rounds_counts_the_silences(backend: str) -> None:
+    n = 10
+    ks = muddy_children_structure(n, backend=backend).announce(muddy_children_father(n))
+    assert [muddy_children_rounds(ks, set(range(1, k + 1))) for k in range(1, n + 1)] == list(
+        range(n)
+    )
+    with pytest.raises(ModelError, match="no muddy child"):
+        muddy_children_rounds(ks, set())
+
+
+def test_muddy_children_state_counts(backend: str, chains: Chains) -> None:
+    # After the father and r silent rounds the states are those with more than r muddy.
+    n = 20
+    structures = rounds_of_silence(chains, n, backend)
+
+    for r in (0, 1, 7, 19):
+        assert structures[r].count_states() == sum(comb(n, j) for j in range(r + 1, n + 1))
+
+
+def test_muddy_children_bad_size() -> None:
+    with pytest.raises(ModelError, match="positive integer"):
+        muddy_children_structure(0)
+
+
+# ---------------------------------------------------------------- Russian cards
+
+DEAL = russian_cards_deal((0, 1, 2), (3, 4, 5), (6,))
+SAFE_HANDS = [(0, 1, 2), (0, 3, 4), (0, 5, 6), (1, 3, 5), (2, 4, 6)]
+
+
+def alice_knows_bob() -> Formula:
+    return conjunction(Kw("Alice", russian_cards_atom("Bob", c)) for c in range(7))
+
+
+def test_russian_cards_structure_has_140_deals(backend: str) -> None:
+    ks = russian_cards_structure(backend=backend)
+    assert ks.count_states() == 140  # 7!/(3! 3! 1!)
+    assert ks.is_valid(russian_cards_cath_ignorant())
+    assert not ks.holds(russian_cards_bob_knows_alice(), DEAL)
+
+
+def test_russian_cards_alices_announcement_informs_bob_not_cath(backend: str) -> None:
+    ks = russian_cards_structure(backend=backend)
+    after = ks.announce(russian_cards_alice_says(SAFE_HANDS), actual=DEAL)
+    assert after.count_states() == 20  # 5 hands for Alice, then 4 ways to split the rest
+    assert after.holds(russian_cards_bob_knows_alice(), DEAL)
+    assert after.holds(russian_cards_cath_ignorant(), DEAL)
+    everyone = ("Alice", "Bob", "Cath")
+    outcome = russian_cards_bob_knows_alice() & russian_cards_cath_ignorant()
+    assert after.holds(C(everyone, outcome), DEAL)
+    # The same as one formula on the initial structure.
+    assert ks.holds(Announce(russian_cards_alice_says(SAFE_HANDS), C(everyone, outcome)), DEAL)
+
+
+def test_russian_cards_bobs_reply_completes_the_exchange(backend: str) -> None:
+    ks = russian_cards_structure(backend=backend)
+    after = ks.announce(russian_cards_alice_says(SAFE_HANDS)).announce("K_Bob c6", actual=DEAL)
+    everyone = ("Alice", "Bob", "Cath")
+    outcome = russian_cards_bob_knows_alice() & alice_knows_bob() & russian_cards_cath_ignorant()
+    assert after.holds(C(everyone, outcome), DEAL)
+    assert not ks.announce(russian_cards_alice_says(SAFE_HANDS)).holds(alice_knows_bob(), DEAL)
+
+
+def test_russian_cards_unsafe_announcement_informs_cath(backend: str) -> None:
+    # "012 or 016": Cath, holding 6, rules out 016 and learns the whole deal.
+    ks = russian_cards_structure(backend=backend)
+    after = ks.announce(russian_cards_alice_says([(0, 1, 2), (0, 1, 6)]), actual=DEAL)
+    assert not after.holds(russian_cards_bob_knows_alice(), DEAL)  # Bob cannot rule out 016
+    assert not after.holds(russian_cards_cath_ignorant(), DEAL)
+    assert after.holds("K_Cath (a0 & a1 & a2 & b3 & b4 & b5)", DEAL)
+
+
+def test_russian_cards_bad_input() -> None:
+    with pytest.raises(ModelError, match="not a deal"):
+        russian_cards_deal((0, 1), (3, 4, 5), (6, 2))
+    with pytest.raises(ModelError, match="hands"):
+        russian_cards_alice_says([(0, 1)])
+    with pytest.raises(ModelError, match="agent"):
+        russian_cards_atom("Dave", 1)

@@ -377,6 +377,10 @@ class Game:
         n = len(names)
         if n < 2:
             raise GameSetupError(f"{n} players: Kwartet needs 3 to 6 players")
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+                raise GameSetupError(f"seed {seed!r}: expected None or an integer >= 0")
+            seed = int(seed)  # a plain int, so that game records can store it as JSON
         rng = np.random.default_rng(seed)
         order = [deck.cards[int(i)] for i in rng.permutation(len(deck))]
         dealer_seat = int(rng.integers(n))

@@ -1,0 +1,577 @@
+"""The ``kwartet`` command: play, simulate, replay and demo.
+
+Every subcommand has ``--help``.  Bad user input ends the command with a one-line
+message on stderr and exit status 2, never a traceback.  ``kwartet play`` reads its
+moves from stdin, so a game can be scripted with piped input.
+
+>>> main(["demo", "--seed", "7"])  # doctest: +ELLIPSIS
+Kwartet demo, seed 7: 4 players (A, B, C, D) asking at random, publisher rules, 32 cards.
+...
+0
+>>> main(["simulate", "--players", "7", "--games", "1"])  # the message goes to stderr
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import numpy as np
+
+from kwartet_epistemic.cards import Card, Deck, bundled_packs
+from kwartet_epistemic.demo import run_demo
+from kwartet_epistemic.errors import GameSetupError, KwartetError, RuleOptionError
+from kwartet_epistemic.events import transcript
+from kwartet_epistemic.game import Ask, Game, PlayerView, parse_ask
+from kwartet_epistemic.opponents import ComputerPlayer, make_opponent, opponent_names
+from kwartet_epistemic.record import GameRecord
+from kwartet_epistemic.rules import PRESETS, RuleSet
+
+__all__ = ["main", "deck_from_option", "rules_from_options"]
+
+SEAT_LETTERS = "ABCDEFGH"
+RECENT_LINES = 12  # record lines shown before each of the human's turns, at most
+
+PLAY_HELP = """\
+Commands (type them at the prompt):
+  B QH                          ask B for the queen of hearts (QH, Q♥, "queen of hearts")
+  B, may I have the 7 of clubs? the same, in words
+  turn N                        Memory Kwartet: turn over face-down middle card N
+  hand                          show your hand, hand sizes and quartets again
+  asks                          list the asks you may make now
+  log                           the whole record so far
+  save FILE                     save the game as a JSON record (kwartet replay FILE)
+  help                          this text
+  quit                          stop playing (saves to --save FILE if given)
+"""
+
+
+class _UsageError(Exception):
+    """Bad command-line input found after parsing (reported with exit status 2)."""
+
+
+# ----- option parsing ---------------------------------------------------------------
+
+
+def deck_from_option(text: str) -> Deck:
+    """The deck named on the command line: ``piquet``, ``standard``, ``piquet:N`` or
+    ``standard:N`` (the first N families), a size 32/40/48/52, a bundled themed pack, a
+    TOML or JSON pack file, or a deck spec such as ``piquet(families=3)``.
+
+    >>> deck_from_option("piquet:3"), deck_from_option("52"), deck_from_option("40")
+    (Deck.piquet(families=3), Deck.standard(), Deck.standard(families=10))
+    >>> deck_from_option("animals")
+    Deck.themed('Animals')
+    """
+    name = text.strip()
+    kind, _, families = name.partition(":")
+    if kind.lower() in ("piquet", "standard"):
+        maker = Deck.piquet if kind.lower() == "piquet" else Deck.standard
+        if not families:
+            return maker()
+        if not families.isdigit():
+            raise GameSetupError(f"deck {text!r}: expected {kind}:N with N a number of families")
+        return maker(families=int(families))
+    if name.isdigit():
+        size = int(name)
+        if size == 32:
+            return Deck.piquet()
+        if size % 4 == 0 and 4 <= size <= 52:
+            return Deck.standard(families=size // 4)
+        raise GameSetupError(f"deck size {size}: expected 32, 40, 48 or 52 (or any 4k up to 52)")
+    if "(" in name:
+        return Deck.from_spec(name)
+    return Deck.themed(name)
+
+
+def _parse_option_value(text: str) -> Any:
+    lowered = text.strip().lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    if lowered.isdigit():
+        return int(lowered)
+    return text.strip()
+
+
+def rules_from_options(preset: str, options: Sequence[str] = ()) -> RuleSet:
+    """A preset with ``KEY=VALUE`` changes, e.g. ``("publisher", ["memory_cards=4"])``.
+
+    >>> rules_from_options("dutch", ["bluffing=true"]).bluffing
+    True
+    >>> rules_from_options("publisher", ["memory"])
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.RuleOptionError: rule option 'memory': expected KEY=VALUE such as memory_cards=4
+    """
+    rules = RuleSet.preset(preset)
+    changes: dict[str, Any] = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep or not key.strip():
+            raise RuleOptionError(
+                f"rule option {option!r}: expected KEY=VALUE such as memory_cards=4"
+            )
+        changes[key.strip()] = _parse_option_value(value)
+    return rules.replace(**changes) if changes else rules
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number >= 0")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number >= 1")
+    return value
+
+
+def _add_game_options(parser: argparse.ArgumentParser, default_players: int) -> None:
+    parser.add_argument(
+        "--players", type=_positive, default=default_players, metavar="N",
+        help=f"number of players, 3 to 6 (2 with a draw pile); default {default_players}",
+    )  # fmt: skip
+    parser.add_argument(
+        "--seed", type=_non_negative, default=None, metavar="S",
+        help="seed for the shuffle (and the computer players); default: random",
+    )  # fmt: skip
+    parser.add_argument(
+        "--rules", default="publisher", metavar="PRESET",
+        help=f"rule preset: {', '.join(PRESETS)} (default publisher)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="change one rule option of the preset, e.g. memory_cards=4 or bluffing=true "
+        "(repeatable)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--deck", default="piquet", metavar="DECK",
+        help="piquet (32 cards, default), standard (52), piquet:N or standard:N (first N "
+        f"families), a bundled pack ({', '.join(bundled_packs())}) or a TOML/JSON pack file",
+    )  # fmt: skip
+
+
+# ----- kwartet play -----------------------------------------------------------------
+
+
+def _card_text(deck: Deck, card: Card) -> str:
+    """How a card is shown to the human: its code for rank decks, its label for themes."""
+    return card.code if deck.name in ("piquet", "standard") else card.name
+
+
+def _hand_by_family(view: PlayerView) -> str:
+    groups: dict[str, list[str]] = {}
+    for card in view.hand:
+        groups.setdefault(view.deck.family_titles[card.family_index], []).append(
+            _card_text(view.deck, card)
+        )
+    return " | ".join(f"{title}: {' '.join(cards)}" for title, cards in groups.items()) or "-"
+
+
+def _status(view: PlayerView) -> str:
+    """The human's hand grouped by family, hand sizes, quartets and piles."""
+    me = view.player
+    lines = [f"Your hand ({len(view.hand)}): {_hand_by_family(view)}"]
+    sizes = ", ".join(
+        f"{p} {view.hand_sizes[p]}{' (you)' if p == me else ''}" for p in view.players
+    )
+    lines.append(f"Hand sizes: {sizes}")
+    if view.exposed:
+        laid = ", ".join(
+            f"{view.deck.family_title(f)} ({owner})" for f, owner in view.exposed.items()
+        )
+        lines.append(f"Quartets laid down: {laid}")
+    else:
+        lines.append("Quartets laid down: none yet")
+    if view.rules.draw_pile:
+        lines.append(f"Stock: {view.stock_size} cards")
+    if view.middle:
+        slots = ", ".join(
+            f"[{i}] {'face down' if c is None else _card_text(view.deck, c)}"
+            for i, c in enumerate(view.middle)
+        )
+        lines.append(f"Middle: {slots}")
+    return "\n".join(lines)
+
+
+def _list_asks(view: PlayerView) -> str:
+    by_target: dict[str, list[str]] = {}
+    for ask in view.legal_asks():
+        by_target.setdefault(ask.target, []).append(_card_text(view.deck, ask.card))
+    if not by_target:
+        return "You have no ask to make now."
+    return "\n".join(f"  {target} {' '.join(cards)}" for target, cards in by_target.items())
+
+
+def _outcome(game: Game, human: str) -> str:
+    winners = game.winners
+    if human in winners:
+        return "You win!" if len(winners) == 1 else "You share the win."
+    return f"{' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}."
+
+
+class _Session:
+    """One terminal game: the human at ``human``'s seat, computer players elsewhere."""
+
+    def __init__(
+        self,
+        game: Game,
+        human: str,
+        opponents: dict[str, ComputerPlayer],
+        inp: TextIO,
+        out: TextIO,
+        save_path: str | None,
+    ) -> None:
+        self.game, self.human, self.opponents = game, human, opponents
+        self.inp, self.out, self.save_path = inp, out, save_path
+        self.shown = 0  # record events already printed
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def show_new_record(self, limit: int | None = None) -> None:
+        record = self.game.view(self.human).record
+        lines = transcript(record[self.shown :]).splitlines() if len(record) > self.shown else []
+        if limit is not None and len(lines) > limit:
+            self.say(f"  ... ({len(lines) - limit} earlier lines: type 'log' to see them)")
+            lines = lines[-limit:]
+        for line in lines:
+            self.say(f"  {line}")
+        self.shown = len(record)
+
+    def save(self, path: str) -> None:
+        try:
+            self.game.save(path)
+        except OSError as err:
+            self.say(f"Could not save to {path}: {err.strerror or err}")
+        else:
+            self.say(f"Saved the game to {path} (kwartet replay {path}).")
+
+    def run(self) -> int:
+        game = self.game
+        while True:
+            self.move_opponents()
+            if game.is_over:
+                self.show_new_record(RECENT_LINES)
+                self.say(_outcome(game, self.human))
+                if self.save_path:
+                    self.save(self.save_path)
+                return 0
+            self.show_new_record(RECENT_LINES)
+            self.say(_status(game.view(self.human)))
+            if not self.human_turn():
+                if self.save_path:
+                    self.save(self.save_path)
+                return 0
+
+    def move_opponents(self) -> None:
+        game = self.game
+        while not game.is_over and game.to_move != self.human:
+            player = game.to_move
+            assert player is not None
+            choice = self.opponents[player].choose(game.view(player))
+            try:
+                if isinstance(choice, Ask):
+                    game.play(choice)
+                else:
+                    game.turn_over(choice)
+            except KwartetError as err:
+                raise GameSetupError(
+                    f"computer player {player} made an illegal move: {err}"
+                ) from err
+
+    def human_turn(self) -> bool:
+        """Read commands until the human has acted; False when they quit or input ends."""
+        game, me = self.game, self.human
+        while True:
+            print(f"{me}> ", end="", file=self.out, flush=True)
+            line = self.inp.readline()
+            if not line:
+                self.say()
+                self.say("Input ended: stopping the game.")
+                return False
+            if not _is_terminal(self.inp):
+                self.say(line.rstrip("\n"))  # echo piped moves so the output reads as a session
+            text = line.strip()
+            if not text:
+                continue
+            word, _, rest = text.partition(" ")
+            command = word.lower()
+            if command in ("quit", "exit", "q"):
+                self.say("Stopping the game.")
+                return False
+            if command in ("help", "?", "h"):
+                self.say(PLAY_HELP.rstrip())
+            elif command in ("hand", "status", "show"):
+                self.say(_status(game.view(me)))
+            elif command in ("asks", "legal", "moves"):
+                self.say(_list_asks(game.view(me)))
+            elif command in ("log", "record"):
+                self.say(game.view(me).transcript())
+            elif command == "save":
+                if rest.strip():
+                    self.save(rest.strip())
+                else:
+                    self.say("save needs a file name: save FILE")
+            elif command == "turn":
+                if not rest.strip().isdigit():
+                    self.say("turn needs a middle slot number: turn N")
+                    continue
+                try:
+                    game.turn_over(int(rest.strip()))
+                except KwartetError as err:
+                    self.say(f"Not allowed: {err}")
+                else:
+                    return True
+            else:
+                try:
+                    game.play(parse_ask(text, game, asker=me))
+                except KwartetError as err:
+                    self.say(f"Not allowed: {err}")
+                    if "expected a player and a card" in str(err) or "is not a player" in str(err):
+                        self.say("Type an ask such as 'B QH', or 'help'.")
+                else:
+                    return True
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # closed or stream-like objects without a tty
+        return False
+
+
+def _opponent_kinds(option: str, count: int) -> list[str]:
+    names = [n.strip() for n in option.split(",") if n.strip()]
+    if len(names) == 1:
+        return names * count
+    if len(names) != count:
+        raise _UsageError(
+            f"--opponents {option!r}: give one name for all or {count} names separated by commas"
+        )
+    return names
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    deck = deck_from_option(args.deck)
+    rules = rules_from_options(args.rules, args.option)
+    human = args.name
+    letters = [c for c in SEAT_LETTERS if c.lower() != human.lower()]
+    players = [human, *letters[: args.players - 1]]  # Game.deal refuses a bad count
+    kinds = _opponent_kinds(args.opponents, len(players) - 1)
+    game = Game.deal(deck, players, seed=args.seed, rules=rules)
+    opponents = {
+        player: make_opponent(
+            kind, player, np.random.default_rng(None if args.seed is None else [args.seed, k + 1])
+        )
+        for k, (player, kind) in enumerate(zip(players[1:], kinds, strict=True))
+    }
+    out = sys.stdout
+    print(
+        f"Kwartet: you are {human}; opponents "
+        + ", ".join(f"{p} ({k})" for p, k in zip(players[1:], kinds, strict=True))
+        + f". {rules.name} rules, {len(deck)} cards"
+        + (f", seed {args.seed}" if args.seed is not None else "")
+        + ". Type 'help' for commands.",
+        file=out,
+    )
+    return _Session(game, human, opponents, sys.stdin, out, args.save).run()
+
+
+# ----- kwartet simulate -------------------------------------------------------------
+
+
+def _run_simulate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm  # only this subcommand needs it
+
+    deck = deck_from_option(args.deck)
+    rules = rules_from_options(args.rules, args.option)
+    n = args.players
+    players = list(SEAT_LETTERS[:n]) if n <= len(SEAT_LETTERS) else []
+    if not players:
+        raise GameSetupError(f"{n} players: Kwartet is for 3 to 6 players")
+    Game.deal(deck, players, seed=0, rules=rules)  # fail fast on a bad setup, before the loop
+    rng = np.random.default_rng(args.seed)
+    wins_by_seat = np.zeros(n)
+    wins_by_turn = np.zeros(n)  # by position after the dealer: 0 moves first
+    quartets_by_seat = np.zeros(n)
+    lengths = np.zeros(args.games, dtype=np.int64)
+    start = time.perf_counter()
+    for g in tqdm(range(args.games), file=sys.stderr, unit="game", disable=args.no_progress):
+        game = Game.deal(deck, players, seed=int(rng.integers(2**63)), rules=rules)
+        asks = 0
+        while not game.is_over:
+            game.play(game.random_legal_ask(rng))
+            asks += 1
+        lengths[g] = asks
+        first = (players.index(game.dealer) + 1) % n
+        share = 1 / len(game.winners)
+        for winner in game.winners:
+            seat = players.index(winner)
+            wins_by_seat[seat] += share
+            wins_by_turn[(seat - first) % n] += share
+        for seat, player in enumerate(players):
+            quartets_by_seat[seat] += game.scores[player]
+    elapsed = time.perf_counter() - start
+    games = args.games
+    print(
+        f"{games} random-vs-random games: {n} players, {rules.name} rules, {deck!r} "
+        f"({len(deck)} cards), " + ("random seed" if args.seed is None else f"seed {args.seed}")
+    )
+    print("Win rate by seat (shared wins split):")
+    for seat, player in enumerate(players):
+        print(
+            f"  {player}  {100 * wins_by_seat[seat] / games:5.1f}%   "
+            f"mean quartets {quartets_by_seat[seat] / games:.2f}"
+        )
+    print("Win rate by turn order (1 = moves first):")
+    for position in range(n):
+        print(f"  {position + 1}  {100 * wins_by_turn[position] / games:5.1f}%")
+    print(f"Mean game length: {lengths.mean():.1f} asks (min {lengths.min()}, max {lengths.max()})")
+    print(f"Speed: {games / elapsed:.0f} games per second ({elapsed:.2f} s)")
+    return 0
+
+
+# ----- kwartet replay and demo --------------------------------------------------------
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    record = GameRecord.load(args.file, check=False)
+    game = record.replay()
+    print(
+        f"Kwartet game record {args.file}: players {', '.join(record.players)}, "
+        f"{record.rules.name} rules, {record.deck!r}"
+        + (f", seed {record.seed}" if record.seed is not None else "")
+        + f", {len(record.actions)} actions{'' if game.is_over else ' (unfinished)'}."
+    )
+    if args.view is not None:
+        print(game.view(args.view).transcript())
+    else:
+        print(game.transcript())
+    return 0
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    run_demo(args.seed, sys.stdout)
+    return 0
+
+
+# ----- main -------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kwartet",
+        description="Kwartet, the Dutch quartet card game: play, simulate, replay, demo.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser(
+        "play",
+        help="play against computer players in the terminal",
+        description="Play Kwartet against computer players. Ask by typing 'B QH' or "
+        "'B, may I have the queen of hearts?'; type 'help' at the prompt for commands. "
+        "Moves are read from stdin, so input can be piped.",
+    )
+    _add_game_options(play, default_players=4)
+    play.add_argument(
+        "--name", default="A", metavar="YOU",
+        help="your name at the table (letters, digits, '_'); default A",
+    )  # fmt: skip
+    play.add_argument(
+        "--opponents", default="random", metavar="NAMES",
+        help=f"computer players: one name for all or one per opponent, comma-separated "
+        f"(known: {', '.join(opponent_names())}); default random",
+    )  # fmt: skip
+    play.add_argument(
+        "--save", default=None, metavar="FILE", help="save the game record here when it ends"
+    )
+    play.set_defaults(run=_run_play)
+
+    simulate = sub.add_parser(
+        "simulate",
+        help="random-vs-random games: win rates, game length, speed",
+        description="Play many games between random players and print win rates by seat "
+        "(shared wins split), the mean game length in asks and games per second.",
+    )
+    _add_game_options(simulate, default_players=4)
+    simulate.add_argument(
+        "--games", type=_positive, default=1000, metavar="G", help="number of games (1000)"
+    )
+    simulate.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    simulate.set_defaults(run=_run_simulate)
+
+    replay = sub.add_parser(
+        "replay",
+        help="print the transcript of a saved game",
+        description="Load a JSON game record, check it move by move and print its transcript.",
+    )
+    replay.add_argument("file", metavar="FILE", help="a game record (kwartet play --save FILE)")
+    replay.add_argument(
+        "--view", default=None, metavar="PLAYER",
+        help="print the record as PLAYER saw it (others' draws hidden)",
+    )  # fmt: skip
+    replay.set_defaults(run=_run_replay)
+
+    demo = sub.add_parser(
+        "demo",
+        help="play a seeded random game and print its transcript",
+        description="Deal a seeded 4-player game with the 32-card deck, let everybody ask at "
+        "random and print the transcript.",
+    )
+    demo.add_argument("--seed", type=_non_negative, default=7, metavar="N", help="seed (7)")
+    demo.set_defaults(run=_run_demo)
+    return parser
+
+
+def _silence_stdout() -> None:
+    """Point stdout at devnull so that flushing at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``kwartet`` command with ``argv`` (default: the process arguments);
+    returns the exit status: 0 on success, 2 on bad input."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, or argparse's own usage error (status 2)
+        return int(exit_.code or 0) if not isinstance(exit_.code, str) else 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.run(args))
+    except (KwartetError, _UsageError) as err:
+        print(f"kwartet: error: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `kwartet replay game.json | head`: stop quietly
+        _silence_stdout()
+        return 0
+    except OSError as err:
+        print(f"kwartet: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nkwartet: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

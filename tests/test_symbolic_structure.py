@@ -104,6 +104,7 @@ def test_knowledge_is_truth_in_every_indistinguishable_state(backend: str) -> No
     assert ks.holds("K_A p", {"p", "q"})
     assert ks.holds("M_A q", {"p"}) and not ks.holds("M_A ~q", {"q"})
     assert ks.holds("Kw_A q", {"q"}) and not ks.holds("Kw_A q", {"p", "q"})
+    assert ks.holds("Kw_A ~p", {"q"}) and ks.holds("Kw_A p", {"q"})  # A knows p is false
 
 
 def test_group_operators_on_a_hand_checked_structure(backend: str) -> None:

@@ -138,3 +138,13 @@ __all__ += [
 ]
 
 # --- symbolic (issue 4) ---
+
+# --- epistemics (issue 4) ---
+from kwartet_epistemic.epistemics import (  # noqa: E402
+    EpistemicState,
+    UnknownToViewerError,
+    World,
+    knowledge,
+)
+
+__all__ += ["EpistemicState", "UnknownToViewerError", "World", "knowledge"]

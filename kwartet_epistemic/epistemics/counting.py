@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +59,39 @@ def _satisfies(clauses: Sequence[Clause], origins: Sequence[int]) -> bool:
     return all(clause.satisfied(origins) for clause in clauses)
 
 
+def _simplify(clauses: Sequence[Clause], allowed: Sequence[int]) -> tuple[Clause, ...] | None:
+    """Clauses restricted to the allowed origins, without the trivially true or subsumed
+    ones, in a canonical order; None if one can never be satisfied."""
+    somes: set[tuple[int, ...]] = set()
+    notalls: set[tuple[int, ...]] = set()
+    for clause in clauses:
+        conds = tuple(c & a for c, a in zip(clause.conditions, allowed, strict=True))
+        if clause.kind == "some":
+            if any(c == a for c, a in zip(conds, allowed, strict=True)):
+                continue  # some card is surely with the player
+            if not any(conds):
+                return None
+            somes.add(conds)
+        else:
+            if not all(conds):
+                continue  # some card is surely not with the player
+            if all(c == a for c, a in zip(conds, allowed, strict=True)):
+                return None
+            notalls.add(conds)
+
+    def subsumed(x: tuple[int, ...], others: set[tuple[int, ...]], wider: bool) -> bool:
+        for y in others:
+            if y != x and all(
+                (yi | xi == yi) if wider else (yi & xi == yi) for xi, yi in zip(x, y, strict=True)
+            ):
+                return True
+        return False
+
+    kept = [Clause("some", c) for c in sorted(somes) if not subsumed(c, somes, wider=False)]  # type: ignore[arg-type]
+    kept += [Clause("notall", c) for c in sorted(notalls) if not subsumed(c, notalls, wider=True)]  # type: ignore[arg-type]
+    return tuple(kept)
+
+
 _TABLE_CACHE: dict[tuple[object, ...], FamilyTable | None] = {}
 
 
@@ -69,19 +102,23 @@ def _family_table(
     dim_of: tuple[int, ...],
     n_dims: int,
     n_slots: int,
+    free: tuple[int, ...],
 ) -> FamilyTable | None:
-    """Enumerate a family's origin assignments; None if none satisfies the clauses."""
-    key = (cards, allowed, clauses, dim_of, n_dims, n_slots)
+    """Enumerate a family's origin assignments; None if none satisfies the clauses.
+
+    Only the cards in ``free`` count in the usage vectors: the others have one possible
+    origin and are already taken off the capacities (they still take part in clauses).
+    """
+    key = (cards, allowed, clauses, dim_of, n_dims, n_slots, free)
     if key in _TABLE_CACHE:
         return _TABLE_CACHE[key]
     groups: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
-    # Cards of the family not in ``cards`` are fixed; clauses index all four by position.
     for origins in itertools.product(*allowed):
         if clauses and not _satisfies(clauses, origins):
             continue
         usage = [0] * n_dims
-        for slot in origins:
-            usage[dim_of[slot]] += 1
+        for i in free:
+            usage[dim_of[origins[i]]] += 1
         groups.setdefault(tuple(usage), []).append(origins)
     if not groups:
         _TABLE_CACHE[key] = None
@@ -110,25 +147,31 @@ class WorldCounter:
     build the backward tables on first use.
     """
 
-    def __init__(self, history: PublicHistory, viewer: PrivateInfo | None = None) -> None:
+    def __init__(
+        self,
+        history: PublicHistory,
+        viewers: Sequence[PrivateInfo] = (),
+        restrict: Mapping[int, int] | None = None,
+    ) -> None:
         self.history = history
-        self.viewer = viewer
+        self.viewers = tuple(viewers)
         n_slots = len(history.capacity)
         self.n_slots = n_slots
         allowed = list(history.allowed)
-        if viewer is not None:
+        # Each viewer knows their dealt hand and their draws exactly; several viewers
+        # pool what they know (distributed knowledge).
+        for viewer in self.viewers:
             own = 1 << history.players.index(viewer.player)
-            own_draws = 0
-            for number, card in viewer.draws:
-                own_draws |= 1 << history.draw_slots[number]
+            for number, _card in viewer.draws:
+                own |= 1 << history.draw_slots[number]
             for c in range(len(allowed)):
-                if c in viewer.dealt:
-                    allowed[c] &= own
-                else:
-                    allowed[c] &= ~own
-                allowed[c] &= ~own_draws
+                allowed[c] &= ~own
+            for c in viewer.dealt:
+                allowed[c] = history.allowed[c] & (1 << history.players.index(viewer.player))
             for number, card in viewer.draws:
                 allowed[card] = history.allowed[card] & (1 << history.draw_slots[number])
+        for c, mask in (restrict or {}).items():
+            allowed[c] &= mask
         capacity = list(history.capacity)
         deck = history.deck
         self.families: list[tuple[int, ...]] = []  # families left to the DP, by card index
@@ -138,16 +181,22 @@ class WorldCounter:
         for f in range(deck.n_families):
             base = 4 * f
             options = [[s for s in range(n_slots) if allowed[base + i] >> s & 1] for i in range(4)]
-            clauses = tuple(history.clauses[f])
-            if all(len(o) == 1 for o in options):
-                origins = [o[0] for o in options]
-                if not _satisfies(clauses, origins):
-                    self.zero = True
-                for i, slot in enumerate(origins):
-                    self.fixed[base + i] = slot
-                    capacity[slot] -= 1
-            elif any(not o for o in options):
+            masks = [allowed[base + i] for i in range(4)]
+            simplified = _simplify(tuple(history.clauses[f]), masks)
+            if simplified is None:
                 self.zero = True
+                continue
+            clauses = simplified
+            if any(not o for o in options):
+                self.zero = True
+                continue
+            for i, o in enumerate(options):
+                if len(o) == 1:
+                    self.fixed[base + i] = o[0]
+                    capacity[o[0]] -= 1
+            if all(len(o) == 1 for o in options):
+                if not _satisfies(clauses, [o[0] for o in options]):
+                    self.zero = True
             else:
                 pending.append((f, options, clauses))
         if any(c < 0 for c in capacity):
@@ -161,8 +210,14 @@ class WorldCounter:
             dim_of[s] = d
         self.cap = tuple(capacity[s] for s in dims)
         self.tables: list[FamilyTable] = []
+        self._free_of: list[list[int]] = []
         for f, options, clauses in pending:
-            pruned = tuple(tuple(s for s in o if capacity[s] > 0) for o in options)
+            pruned = tuple(
+                tuple(o) if len(o) == 1 else tuple(s for s in o if capacity[s] > 0) for o in options
+            )
+            if any(not o for o in pruned):
+                self.zero = True
+                break
             table = _family_table(
                 tuple(range(4 * f, 4 * f + 4)),
                 pruned,
@@ -170,13 +225,16 @@ class WorldCounter:
                 tuple(dim_of),
                 len(dims),
                 n_slots,
+                tuple(i for i, o in enumerate(options) if len(o) > 1),
             )
             if table is None:
                 self.zero = True
                 break
             self.tables.append(table)
+            self._free_of.append([i for i, o in enumerate(options) if len(o) > 1])
         total_cards = sum(self.cap)
-        if sum(4 for _ in self.tables) != total_cards:
+        free_cards = sum(len(options) for options in self._free_of)
+        if free_cards != total_cards:
             self.zero = True
         bound = math.factorial(total_cards)
         for c in self.cap:

@@ -1,0 +1,329 @@
+"""The epistemic state of a game: who knows what, exactly, after every public event.
+
+:func:`knowledge` builds an :class:`EpistemicState` from a :class:`~kwartet_epistemic.Game`
+(the god's-eye state, which follows the game as it is played) or from one player's
+:class:`~kwartet_epistemic.PlayerView` (what that player can know; agents use this).
+
+>>> import kwartet_epistemic as kw
+>>> game = kw.Game.deal(kw.Deck.piquet(), players=["A", "B", "C", "D"], seed=3)
+>>> k = kw.knowledge(game)
+>>> k.count_worlds()
+93577100618119680
+>>> k.count_worlds("A")
+9096824880
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kwartet_epistemic.cards import Card
+from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
+from kwartet_epistemic.errors import KwartetError
+from kwartet_epistemic.events import Event
+from kwartet_epistemic.game import Game, PlayerView
+
+__all__ = ["EpistemicState", "World", "knowledge", "UnknownToViewerError"]
+
+
+class UnknownToViewerError(KwartetError):
+    """A question that the player whose view built the state cannot answer."""
+
+
+@dataclass(frozen=True)
+class World:
+    """One possible world: where every card not yet exposed lies now.
+
+    ``hands`` maps each player to the cards in their hand; ``piles`` maps "stock",
+    "aside" and "middle" (face down) to their cards, where the rules have them.
+    """
+
+    hands: Mapping[str, tuple[Card, ...]]
+    piles: Mapping[str, tuple[Card, ...]]
+
+    def holder(self, card: Card) -> str | None:
+        """The player holding ``card`` in this world, or None (a pile, or exposed)."""
+        for player, cards in self.hands.items():
+            if card in cards:
+                return player
+        return None
+
+
+def knowledge(source: Game | PlayerView, engine: str = "auto") -> EpistemicState:
+    """The epistemic state of a game (following it as it is played) or of one player's
+    view (built only from what that player sees; it never touches the true deal).
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=1)
+    >>> kw.knowledge(game.view("A")).count_worlds("A") == kw.knowledge(game).count_worlds("A")
+    True
+    """
+    return EpistemicState(source, engine=engine)
+
+
+_ENGINES = ("auto", "counting", "explicit", "symbolic")
+
+
+class EpistemicState:
+    """Exact knowledge of every player after the public record of a game.
+
+    Worlds are the histories of the hidden cards consistent with everything public
+    (RULES.md, "What is public, exactly"); a player considers possible the worlds that
+    agree with their own hand (and their own draws).  Counts are exact Python integers.
+    """
+
+    def __init__(self, source: Game | PlayerView, engine: str = "auto") -> None:
+        if engine not in _ENGINES:
+            raise KwartetError(f"engine {engine!r}: expected one of {', '.join(_ENGINES)}")
+        if not isinstance(source, Game | PlayerView):
+            raise KwartetError(
+                f"knowledge() of {source!r}: expected a Game or a PlayerView (game.view(player))"
+            )
+        self.engine = engine
+        self._source = source
+        self.deck = source.deck
+        self.players = tuple(source.players)
+        self.rules = source.rules
+        self.viewer: str | None = source.player if isinstance(source, PlayerView) else None
+        self._history = PublicHistory(self.deck, self.players, self.rules)
+        self._private: dict[str, PrivateInfo] = {}
+        self._counters: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
+        self._timeline: dict[str, dict[str, int | None]] | None = None
+        self._catch_up()
+
+    # ----- following the game -------------------------------------------------------
+
+    @property
+    def history(self) -> PublicHistory:
+        """The public constraints (caught up with the game)."""
+        self._catch_up()
+        return self._history
+
+    def _record(self) -> Sequence[Event]:
+        return self._source.record
+
+    def _catch_up(self) -> None:
+        record = self._record()
+        seen = self._history.events_seen
+        if seen < len(record):
+            self._history.extend(event.public() for event in record[seen:])
+            self._private.clear()
+
+    def _info(self, player: str) -> PrivateInfo:
+        if player not in self.players:
+            raise KwartetError(
+                f"player {player!r} is not in this game; players are {', '.join(self.players)}"
+            )
+        if player not in self._private:
+            if isinstance(self._source, Game):
+                view = self._source.view(player)
+                hand, record = view.hand, view.record
+            elif player == self.viewer:
+                hand, record = self._source.hand, self._source.record
+            else:
+                raise UnknownToViewerError(
+                    f"this state was built from {self.viewer}'s view: {player}'s possible worlds "
+                    f"depend on {player}'s hand, which {self.viewer} does not see"
+                )
+            self._private[player] = private_info(self.deck, player, hand, record)
+        return self._private[player]
+
+    def _counter(self, players: Sequence[str] = ()) -> WorldCounter:
+        self._catch_up()
+        key = tuple(sorted(set(players)))
+        version = self._history.version
+        cached = self._counters.get(key)
+        if cached is None or cached[0] != version:
+            infos = [self._info(p) for p in key]
+            counter = WorldCounter(self._history, infos)
+            self._counters[key] = (version, counter)
+            return counter
+        return cached[1]
+
+    # ----- counts and probabilities -------------------------------------------------
+
+    def count_worlds(self, player: str | None = None) -> int:
+        """The exact number of worlds consistent with the public record, or the number
+        that ``player`` considers possible at the actual world.
+
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=1)
+        >>> k = kw.knowledge(game)
+        >>> k.count_worlds() >= k.count_worlds("A") >= 1
+        True
+        """
+        return self._counter(() if player is None else (player,)).count
+
+    def location_counts(self, player: str | None = None) -> np.ndarray:
+        """``[n_cards, n_players]`` exact counts (Python ints) of ``player``'s worlds in
+        which each player holds each card now (all worlds if ``player`` is None)."""
+        counter = self._counter(() if player is None else (player,))
+        origin = counter.origin_counts()
+        history = self._history
+        result = np.zeros((len(self.deck), len(self.players)), dtype=object)
+        column = {p: i for i, p in enumerate(self.players)}
+        for c in range(len(self.deck)):
+            where = history.location[c]
+            if where is None:
+                for slot, owner in enumerate(history.slot_owner):
+                    if owner is not None and origin[c, slot]:
+                        result[c, column[owner]] += origin[c, slot]
+            elif where in column:
+                result[c, column[where]] = counter.count
+        return result
+
+    def location_probabilities(self, player: str | None = None) -> np.ndarray:
+        """``[n_cards, n_players]``: ``player``'s exact probability (uniform over their
+        possible worlds) that each player holds each card now; rows in deck order,
+        exposed cards all 0 (and piles take the rest of a row).
+
+        >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+        >>> p = kw.knowledge(game).location_probabilities("A")
+        >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
+        ((32, 4), True)
+        """
+        counts = self.location_counts(player)
+        total = self.count_worlds(player)
+        if total == 0:
+            raise KwartetError("no world is consistent with the record")
+        return np.array(
+            [[int(x) / total for x in row] for row in counts], dtype=np.float64
+        ).reshape(counts.shape)
+
+    def knows_location(self, player: str, card: Card | str) -> str | None:
+        """The player who holds ``card`` if ``player`` knows it, else None.
+
+        A card known to lie in a pile gives the pile's name ("stock", "aside",
+        "middle"); an exposed card gives "exposed".
+
+        >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+        >>> k = kw.knowledge(game)
+        >>> first = game.hand("A")[0]
+        >>> k.knows_location("A", first)
+        'A'
+        """
+        c = self.deck.card(card).index
+        history = self.history
+        where = history.location[c]
+        if where is not None:
+            return "exposed" if where == "exposed" else where
+        counter = self._counter((player,))
+        origin = counter.origin_counts()[c]
+        places = {
+            history.slot_owner[s] or history.slot_names[s] for s in range(len(origin)) if origin[s]
+        }
+        return places.pop() if len(places) == 1 else None
+
+    def sample_worlds(
+        self, player: str | None, n: int, rng: np.random.Generator | int | None = None
+    ) -> list[World]:
+        """``n`` worlds drawn exactly uniformly from ``player``'s possible worlds (from all
+        worlds if ``player`` is None).
+
+        >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+        >>> worlds = kw.knowledge(game).sample_worlds("A", 3, np.random.default_rng(0))
+        >>> all(w.hands["A"] == game.hand("A") for w in worlds)
+        True
+        """
+        generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        counter = self._counter(() if player is None else (player,))
+        if counter.count == 0:
+            raise KwartetError("no world is consistent with the record")
+        history = self.history
+        worlds = []
+        for _ in range(n):
+            origins = counter.sample(generator)
+            hands: dict[str, list[Card]] = {p: [] for p in self.players}
+            piles: dict[str, list[Card]] = {}
+            for c, slot in sorted(origins.items()):
+                where = history.location[c]
+                card = self.deck.cards[c]
+                if where is None:
+                    owner = history.slot_owner[slot]
+                    if owner is None:
+                        piles.setdefault(history.slot_names[slot], []).append(card)
+                    else:
+                        hands[owner].append(card)
+                elif where in hands:
+                    hands[where].append(card)
+            worlds.append(
+                World(
+                    {p: tuple(sorted(h, key=lambda x: x.index)) for p, h in hands.items()},
+                    {k: tuple(v) for k, v in piles.items()},
+                )
+            )
+        return worlds
+
+    def timeline(self) -> dict[str, dict[str, int | None]]:
+        """For each player and card: the index (in the record) of the event after which the
+        player first knew where the card was, or None if they never did.
+
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=1)
+        >>> t = kw.knowledge(game).timeline()
+        >>> t["A"][game.hand("A")[0].code]
+        0
+        """
+        if not isinstance(self._source, Game | PlayerView):  # pragma: no cover
+            raise KwartetError("timeline needs a game or a view")
+        record = list(self._record())
+        players = self.players if self.viewer is None else (self.viewer,)
+        result: dict[str, dict[str, int | None]] = {
+            p: {c.code: None for c in self.deck.cards} for p in players
+        }
+        history = PublicHistory(self.deck, self.players, self.rules)
+        infos = {p: self._info(p) for p in players}
+        last_version = -1
+        for index, event in enumerate(record):
+            history.extend([event.public()])
+            if history.version == last_version:
+                continue
+            last_version = history.version
+            for p in players:
+                info = _truncate(infos[p], history)
+                counter = WorldCounter(history, [info])
+                if counter.count == 0:
+                    continue
+                origin = counter.origin_counts()
+                for c, card in enumerate(self.deck.cards):
+                    if result[p][card.code] is not None:
+                        continue
+                    if history.location[c] is not None:
+                        result[p][card.code] = index
+                        continue
+                    places = {
+                        history.slot_owner[s] or history.slot_names[s]
+                        for s in range(len(origin[c]))
+                        if origin[c, s]
+                    }
+                    if len(places) == 1:
+                        result[p][card.code] = index
+        return result
+
+    # ----- formulas -----------------------------------------------------------------
+
+    def holds(self, formula: Any) -> bool:
+        """Truth of a formula (text or a Formula) at the actual world.
+
+        On a state built from a player's view the actual world is unknown: the answer is
+        given when the player knows it (true in all their worlds, or false in all),
+        otherwise :class:`UnknownToViewerError` is raised.
+        """
+        from kwartet_epistemic.epistemics.evaluate import evaluate
+
+        return evaluate(self, formula)
+
+    def __repr__(self) -> str:
+        who = f"{self.viewer}'s view" if self.viewer else "the whole table"
+        return (
+            f"<EpistemicState of {who}: {len(self._record())} events, "
+            f"{self.count_worlds()} public worlds>"
+        )
+
+
+def _truncate(info: PrivateInfo, history: PublicHistory) -> PrivateInfo:
+    """A player's private info as it stood when ``history`` was taken (draws so far)."""
+    draws = tuple((n, c) for n, c in info.draws if n < len(history.draw_slots))
+    return PrivateInfo(info.player, info.dealt, draws)

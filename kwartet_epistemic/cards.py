@@ -246,10 +246,13 @@ class Deck:
             origin = "themed pack data"
         else:
             path = Path(source)
-            if not path.suffix and str(source) in bundled_packs():
-                text = resources.files("kwartet_epistemic.packs").joinpath(f"{source}.toml")
+            # Bundled packs match by file name or by their title ("Dutch masters"), so
+            # that a themed deck's repr rebuilds it.
+            bundled = [p for p in bundled_packs() if _squash(p) == _squash(str(source))]
+            if not path.suffix and bundled:
+                text = resources.files("kwartet_epistemic.packs").joinpath(f"{bundled[0]}.toml")
                 data = tomllib.loads(text.read_text(encoding="utf-8"))
-                origin = f"bundled pack {source!r}"
+                origin = f"bundled pack {bundled[0]!r}"
             else:
                 if not path.is_file():
                     raise InvalidDeckError(

@@ -120,8 +120,12 @@ def normalize_argument(argument: str, atom_text: str) -> str:
     return canonical
 
 
-def _check_agent(agent: object) -> str:
-    """Return ``agent`` as an agent name (letters, digits, underscores)."""
+def check_agent(agent: object) -> str:
+    """Return ``agent`` as an agent name (letters, digits, underscores; ints become text).
+
+    >>> check_agent(3), check_agent("Alice")
+    ('3', 'Alice')
+    """
     if isinstance(agent, int) and not isinstance(agent, bool):
         agent = str(agent)
     if not isinstance(agent, str) or not _AGENT_CHARS.fullmatch(agent):
@@ -706,7 +710,7 @@ class _AgentModal(Formula):
     _latex_keyword: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "agent", _check_agent(self.agent))
+        object.__setattr__(self, "agent", check_agent(self.agent))
         _check_formula(self.operand, f"the operand of {type(self).__name__}")
         self._seal()
 
@@ -778,7 +782,7 @@ class _GroupModal(Formula):
             raise FormulaSyntaxError(
                 f"empty group in {type(self).__name__}: expected at least one agent", "", 0
             )
-        object.__setattr__(self, "group", tuple(_check_agent(a) for a in members))
+        object.__setattr__(self, "group", tuple(check_agent(a) for a in members))
         object.__setattr__(
             self, "operand", _check_formula(operand, f"the operand of {type(self).__name__}")
         )

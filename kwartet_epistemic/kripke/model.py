@@ -1,0 +1,757 @@
+"""Explicit S5 Kripke models held as numpy arrays.
+
+A :class:`KripkeModel` has ``n`` worlds numbered ``0..n-1``, one partition per agent
+(held as one block label per world), a valuation (one boolean mask per atom) and a
+designated, actual world.  Truth sets are boolean masks over the worlds, so models of
+a few million worlds are checked with whole-array numpy work:
+
+- ``K_a φ``: the worlds whose a-block has no ``¬φ`` world (a scatter and a gather);
+- ``C_G φ``: the same over the connected components of the union of G's partitions;
+- ``D_G φ``: the same over the intersection of G's partitions;
+- ``[!φ]ψ``: ψ evaluated in the submodel of the φ-worlds.
+
+>>> from kwartet_epistemic.logic import parse
+>>> model = KripkeModel.from_worlds(
+...     ["w0", "w1"], {"w0": [], "w1": ["p"]}, partitions={"A": [["w0", "w1"]], "B": []},
+...     actual="w1")
+>>> model
+<KripkeModel: 2 worlds, agents A B, atoms p, actual world 1 'w1'>
+>>> model.holds("p & ~K_A p & K_B p"), model.truth_set("K_B p").tolist()
+(True, [False, True])
+>>> model.announce("p").holds("K_A p")
+True
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kwartet_epistemic.errors import FalseAnnouncementError, ModelError, ModelTooLargeError
+from kwartet_epistemic.kripke.partition import (
+    BoolArray,
+    IntArray,
+    PartitionLike,
+    Relation,
+    box,
+    compact,
+    connected_components,
+    diamond,
+    intersection,
+    partition_labels,
+    set_ids,
+)
+from kwartet_epistemic.logic.formula import (
+    And,
+    Announce,
+    AnnounceDual,
+    Atom,
+    Bottom,
+    C,
+    D,
+    E,
+    Formula,
+    Iff,
+    Implies,
+    K,
+    Kw,
+    M,
+    Not,
+    Or,
+    Top,
+    check_agent,
+)
+from kwartet_epistemic.logic.parser import as_formula
+
+if TYPE_CHECKING:
+    import networkx
+
+    from kwartet_epistemic.kripke.action import ActionModel
+
+__all__ = ["KripkeModel", "Valuation"]
+
+Valuation = (
+    Mapping[str, npt.ArrayLike]
+    | Mapping[Atom, npt.ArrayLike]
+    | Mapping[str | Atom, npt.ArrayLike]
+    | Callable[[str], npt.ArrayLike | None]
+)
+
+# Truth sets of subformulas are kept per model up to this many bytes, so repeated
+# queries (and shared subformulas across queries) are not recomputed.
+_CACHE_BYTES = 256 * 2**20
+
+
+def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    array.setflags(write=False)
+    return array
+
+
+def _atom_name(atom: str | Atom) -> str:
+    return atom.name if isinstance(atom, Atom) else Atom(atom).name
+
+
+class KripkeModel:
+    """An S5 Kripke model with a designated world, stored as numpy arrays.
+
+    ``KripkeModel(worlds, partitions, valuation, actual=0, world_names=None)``:
+
+    - ``worlds``: the number of worlds, or a sequence of world names (their number);
+    - ``partitions``: per agent, one label per world (equal labels = indistinguishable),
+      a list of blocks of world indices, or a relation that must be an equivalence
+      (:class:`~kwartet_epistemic.kripke.partition.Relation` of pairs, a set of pairs, a
+      mapping world -> related worlds, or an ``n × n`` boolean matrix); otherwise
+      :class:`~kwartet_epistemic.errors.ModelError`;
+    - ``valuation``: per atom (name or :class:`Atom`) a boolean mask over the worlds,
+      or a function from atom name to mask (or ``None`` for unknown atoms), consulted
+      lazily; pass ``atoms=`` to name the vocabulary of a function valuation;
+    - ``actual``: the index (or name) of the designated world, or ``None``.
+
+    Models never change: announcements and updates return new models.  See
+    :meth:`from_worlds` for building small models from Python objects.
+
+    >>> model = KripkeModel(4, {"A": [0, 0, 1, 1], "B": [0, 1, 0, 1]},
+    ...                     {"p": [True, True, False, False], "q": [True, False, True, False]})
+    >>> model.holds("K_A p & ~K_A q & K_B q"), model.holds("C_{A,B} (p | ~p)")
+    (True, True)
+    """
+
+    def __init__(
+        self,
+        worlds: int | Sequence[Hashable],
+        partitions: Mapping[str, PartitionLike],
+        valuation: Valuation | None = None,
+        actual: int | Hashable | None = 0,
+        world_names: Sequence[Hashable] | None = None,
+        *,
+        atoms: Iterable[str | Atom] | None = None,
+    ) -> None:
+        if isinstance(worlds, int | np.integer):
+            n_worlds = int(worlds)
+        else:
+            world_names = list(worlds) if world_names is None else world_names
+            n_worlds = len(worlds)
+        if n_worlds < 0:
+            raise ModelError(f"a model needs a non-negative number of worlds, got {n_worlds}")
+        self._n = n_worlds
+        self._names: npt.NDArray[np.object_] | None = None
+        if world_names is not None:
+            names = np.empty(len(world_names), dtype=object)
+            names[:] = [str(name) for name in world_names]
+            if names.size != n_worlds:
+                raise ModelError(f"{names.size} world names given for {n_worlds} worlds")
+            self._names = names
+        if not isinstance(partitions, Mapping):
+            raise ModelError(
+                f"partitions must map agent names to partitions, got {type(partitions).__name__}"
+            )
+        self._partitions: dict[str, tuple[IntArray, int]] = {}
+        for agent, partition in partitions.items():
+            name = check_agent(agent)
+            labels, count = partition_labels(partition, n_worlds, f"agent {name!r}")
+            self._partitions[name] = (_read_only(labels), count)
+        self._masks: dict[str, BoolArray] = {}
+        self._lazy: Callable[[str], npt.ArrayLike | None] | None = None
+        self._lazy_index: IntArray | None = None  # our worlds as worlds of the lazy source
+        self._vocabulary: frozenset[str] | None = None
+        if callable(valuation) and not isinstance(valuation, Mapping):
+            self._lazy = valuation
+        else:
+            for atom, mask in (valuation or {}).items():
+                self._masks[_atom_name(atom)] = self._check_mask(mask, f"atom {str(atom)!r}")
+        if atoms is not None:
+            self._vocabulary = frozenset(_atom_name(a) for a in atoms) | frozenset(self._masks)
+        elif self._lazy is None:
+            self._vocabulary = frozenset(self._masks)
+        self._actual = self._world_index(actual) if actual is not None else None
+        self._cache: dict[Formula, BoolArray] = {}
+        self._cache_bytes = 0
+        self._group_labels: dict[tuple[str, frozenset[str]], tuple[IntArray, int]] = {}
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_worlds(
+        cls,
+        worlds: Iterable[Hashable],
+        valuation: Mapping[Hashable, Iterable[str | Atom]],
+        *,
+        partitions: Mapping[str, Iterable[Iterable[Hashable]]] | None = None,
+        relations: Mapping[str, Iterable[tuple[Hashable, Hashable]]] | None = None,
+        actual: Hashable | None = None,
+        atoms: Iterable[str | Atom] = (),
+    ) -> KripkeModel:
+        """A model from Python objects: world names, true atoms per world, blocks or pairs.
+
+        - ``worlds``: hashable world names (shown with ``str``);
+        - ``valuation``: world -> the atoms true there (worlds not listed: none);
+        - ``partitions``: agent -> blocks (collections of worlds); worlds in no block of
+          an agent are alone in their block;
+        - ``relations``: agent -> pairs of worlds; must be an equivalence relation;
+        - ``actual``: the actual world (default: the first);
+        - ``atoms``: more atoms for the vocabulary (false everywhere unless listed).
+
+        >>> m = KripkeModel.from_worlds(
+        ...     ["pq", "p", "q"], {"pq": ["p", "q"], "p": ["p"], "q": ["q"]},
+        ...     relations={"A": {("pq", "pq"), ("p", "p"), ("q", "q"), ("pq", "p"),
+        ...                      ("p", "pq")}})
+        >>> m.holds("K_A p"), m.holds("K_A q"), m.labels("A").tolist()
+        (True, False, [0, 0, 1])
+        """
+        names = list(worlds)
+        index: dict[Hashable, int] = {}
+        for position, world in enumerate(names):
+            if world in index:
+                raise ModelError(f"world {world!r} is listed twice")
+            index[world] = position
+
+        def find(world: Hashable, where: str) -> int:
+            if world not in index:
+                close = difflib.get_close_matches(str(world), [str(w) for w in names], n=3)
+                hint = f" (did you mean {', '.join(close)}?)" if close else ""
+                raise ModelError(f"{where} mentions unknown world {world!r}{hint}")
+            return index[world]
+
+        all_partitions: dict[str, PartitionLike] = {}
+        for agent, blocks in (partitions or {}).items():
+            all_partitions[agent] = [
+                [find(w, f"a block of agent {agent!r}") for w in block] for block in blocks
+            ]
+        for agent, pairs in (relations or {}).items():
+            if agent in all_partitions:
+                raise ModelError(f"agent {agent!r} has both a partition and a relation")
+            all_partitions[agent] = Relation(
+                [
+                    (find(u, f"the relation of {agent!r}"), find(v, f"the relation of {agent!r}"))
+                    for u, v in pairs
+                ]
+            )
+        masks: dict[str, BoolArray] = {_atom_name(a): np.zeros(len(names), bool) for a in atoms}
+        for world, true_atoms in valuation.items():
+            position = find(world, "the valuation")
+            if isinstance(true_atoms, str | Atom):
+                raise ModelError(
+                    f"the valuation of world {world!r} must be a collection of atoms, "
+                    f"got the single {str(true_atoms)!r}; write [{str(true_atoms)!r}]"
+                )
+            for atom in true_atoms:
+                masks.setdefault(_atom_name(atom), np.zeros(len(names), bool))[position] = True
+        if actual is not None:
+            actual_index: int | None = find(actual, "actual")
+        else:
+            actual_index = 0 if names else None
+        return cls(len(names), all_partitions, masks, actual_index, world_names=names)
+
+    def _check_mask(self, mask: npt.ArrayLike, what: str) -> BoolArray:
+        array = np.asarray(mask)
+        if array.shape != (self._n,):
+            raise ModelError(
+                f"the valuation of {what} has shape {array.shape}: expected one truth value "
+                f"per world ({self._n},)"
+            )
+        if array.dtype != np.bool_ and not np.isin(array, (0, 1)).all():
+            raise ModelError(f"the valuation of {what} is not boolean (0/1, False/True)")
+        # A private copy: the caller may change their array later.
+        return _read_only(np.array(array, dtype=bool))
+
+    def _world_index(self, world: int | Hashable) -> int:
+        if isinstance(world, int | np.integer) and not isinstance(world, bool):
+            index = int(world)
+            if not 0 <= index < self._n:
+                raise ModelError(f"world {index} is out of range: the model has {self._n} worlds")
+            return index
+        if self._names is not None:
+            matches = np.flatnonzero(self._names == str(world))
+            if matches.size:
+                return int(matches[0])
+            known = [str(n) for n in self._names[:10000]]
+            close = difflib.get_close_matches(str(world), known, n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise ModelError(f"no world is named {world!r}{hint}")
+        raise ModelError(f"world {world!r} is not an index 0..{self._n - 1} (worlds have no names)")
+
+    # ------------------------------------------------------------------ inspection
+
+    @property
+    def n_worlds(self) -> int:
+        """The number of worlds."""
+        return self._n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """The agents, in the order given."""
+        return tuple(self._partitions)
+
+    @property
+    def actual(self) -> int | None:
+        """The index of the designated (actual) world, or ``None``."""
+        return self._actual
+
+    @property
+    def atoms(self) -> frozenset[Atom]:
+        """The vocabulary (raises ModelError for a lazy valuation without ``atoms=``)."""
+        return frozenset(Atom(name) for name in self._vocabulary_names())
+
+    def _vocabulary_names(self) -> frozenset[str]:
+        if self._vocabulary is None:
+            raise ModelError(
+                "the valuation is a function and the vocabulary is unknown: pass atoms=[...] "
+                "to KripkeModel"
+            )
+        return self._vocabulary
+
+    @property
+    def world_names(self) -> tuple[str, ...] | None:
+        """The world names, or ``None`` when the worlds are only numbered."""
+        return None if self._names is None else tuple(self._names.tolist())
+
+    def world_name(self, world: int) -> str:
+        """The name of a world (its index as text when worlds have no names).
+
+        >>> KripkeModel(2, {"A": [0, 1]}).world_name(1)
+        '1'
+        """
+        index = self._world_index(world)
+        return str(index) if self._names is None else str(self._names[index])
+
+    def world_index(self, world: int | Hashable) -> int:
+        """The index of a world given by index or name.
+
+        >>> KripkeModel(["x", "y"], {"A": [0, 0]}).world_index("y")
+        1
+        """
+        return self._world_index(world)
+
+    def labels(self, agent: str) -> IntArray:
+        """The agent's block label per world (read-only); equal labels = indistinguishable."""
+        return self._partition(agent)[0]
+
+    def block_count(self, agent: str) -> int:
+        """The number of blocks of the agent's partition.
+
+        >>> KripkeModel(3, {"A": [0, 0, 1]}).block_count("A")
+        2
+        """
+        labels, _ = self._partition(agent)
+        return int(np.unique(labels).size)
+
+    def indistinguishable(self, agent: str, world: int | Hashable) -> IntArray:
+        """The worlds the agent cannot tell apart from ``world`` (its block), as indices.
+
+        >>> KripkeModel(3, {"A": [0, 0, 1]}).indistinguishable("A", 1).tolist()
+        [0, 1]
+        """
+        labels, _ = self._partition(agent)
+        index = self._world_index(world)
+        result: IntArray = np.flatnonzero(labels == labels[index])
+        return result
+
+    def true_atoms(self, world: int | Hashable) -> frozenset[Atom]:
+        """The atoms true at a world.
+
+        >>> m = KripkeModel(2, {"A": [0, 1]}, {"p": [True, False], "q": [True, True]})
+        >>> sorted(str(a) for a in m.true_atoms(0))
+        ['p', 'q']
+        """
+        index = self._world_index(world)
+        return frozenset(Atom(name) for name in self._vocabulary_names() if self._mask(name)[index])
+
+    def __repr__(self) -> str:
+        atoms = (
+            "lazy atoms"
+            if self._vocabulary is None
+            else (
+                "atoms " + " ".join(sorted(self._vocabulary))
+                if len(self._vocabulary) <= 8
+                else f"{len(self._vocabulary)} atoms"
+            )
+        )
+        actual = (
+            "no actual world"
+            if self._actual is None
+            else f"actual world {self._actual}"
+            + ("" if self._names is None else f" {self.world_name(self._actual)!r}")
+        )
+        agents = " ".join(self.agents) if len(self.agents) <= 8 else f"{len(self.agents)}"
+        return f"<KripkeModel: {self._n} worlds, agents {agents}, {atoms}, {actual}>"
+
+    # ------------------------------------------------------------------ semantics
+
+    def _partition(self, agent: str) -> tuple[IntArray, int]:
+        try:
+            return self._partitions[agent]
+        except KeyError:
+            raise ModelError(
+                f"agent {agent!r} is not in the model: expected one of {list(self.agents)}"
+            ) from None
+
+    def _mask(self, name: str) -> BoolArray:
+        mask = self._masks.get(name)
+        if mask is not None:
+            return mask
+        if self._lazy is not None and (self._vocabulary is None or name in self._vocabulary):
+            source = self._lazy(name)
+            if source is not None:
+                array = np.asarray(source, dtype=bool)
+                if self._lazy_index is not None:
+                    array = array[self._lazy_index]
+                mask = self._check_mask(array, f"atom {name!r}")
+                self._masks[name] = mask
+                return mask
+        known = sorted(self._vocabulary or self._masks)
+        close = difflib.get_close_matches(name, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ModelError(f"atom {name!r} is not in the model's vocabulary{hint}")
+
+    def _group_partition(self, kind: str, group: Iterable[str] | str) -> tuple[IntArray, int]:
+        members = frozenset((group,) if isinstance(group, str) else group)
+        if not members:
+            raise ModelError("a group needs at least one agent")
+        key = (kind, members)
+        cached = self._group_labels.get(key)
+        if cached is None:
+            parts = [self._partition(agent) for agent in sorted(members)]
+            if len(parts) == 1:
+                cached = parts[0]
+            elif kind == "C":
+                cached = connected_components(parts)
+            else:
+                cached = intersection(parts)
+            cached = (_read_only(cached[0]), cached[1])
+            self._group_labels[key] = cached
+        return cached
+
+    def common_knowledge_labels(self, group: Iterable[str] | str) -> IntArray:
+        """Per world, its component of the union of the group's partitions.
+
+        ``C_G φ`` holds where the whole component satisfies φ.
+
+        >>> m = KripkeModel(3, {"A": [0, 0, 1], "B": [0, 1, 1]})
+        >>> m.common_knowledge_labels(["A", "B"]).tolist(), m.common_knowledge_labels("A").tolist()
+        ([0, 0, 0], [0, 0, 1])
+        """
+        return self._group_partition("C", group)[0]
+
+    def truth_set(self, formula: Formula | str) -> BoolArray:
+        """The worlds where the formula holds, as a read-only boolean mask.
+
+        >>> m = KripkeModel(3, {"A": [0, 0, 1]}, {"p": [True, False, True]})
+        >>> m.truth_set("M_A ~p").tolist(), m.truth_set("[!p]K_A p").tolist()
+        ([True, True, False], [True, True, True])
+        """
+        root = as_formula(formula)
+        hit = self._cache.get(root)
+        if hit is not None:
+            return hit
+        results: dict[int, BoolArray] = {}
+        stack: list[Formula] = [root]
+        while stack:
+            node = stack[-1]
+            if id(node) in results:
+                stack.pop()
+                continue
+            cached = self._cache.get(node)
+            if cached is not None:
+                results[id(node)] = cached
+                stack.pop()
+                continue
+            # The operand of an announcement is evaluated in the submodel, not here.
+            needed = (node.announced,) if isinstance(node, Announce | AnnounceDual) else node.args
+            waiting = [child for child in needed if id(child) not in results]
+            if waiting:
+                stack.extend(reversed(waiting))
+                continue
+            stack.pop()
+            value = _read_only(self._evaluate(node, [results[id(child)] for child in needed]))
+            results[id(node)] = value
+            self._remember(node, value)
+        return results[id(root)]
+
+    def _remember(self, formula: Formula, value: BoolArray) -> None:
+        if isinstance(formula, Atom):
+            return  # the valuation already holds it
+        self._cache[formula] = value
+        self._cache_bytes += value.nbytes
+        while self._cache_bytes > _CACHE_BYTES and len(self._cache) > 1:
+            oldest = next(iter(self._cache))
+            self._cache_bytes -= self._cache.pop(oldest).nbytes
+
+    def _evaluate(self, node: Formula, children: list[BoolArray]) -> BoolArray:
+        if isinstance(node, Atom):
+            return self._mask(node.name)
+        if isinstance(node, Top):
+            return np.ones(self._n, dtype=bool)
+        if isinstance(node, Bottom):
+            return np.zeros(self._n, dtype=bool)
+        if isinstance(node, Not):
+            return ~children[0]
+        if isinstance(node, And):
+            return children[0] & children[1]
+        if isinstance(node, Or):
+            return children[0] | children[1]
+        if isinstance(node, Implies):
+            return ~children[0] | children[1]
+        if isinstance(node, Iff):
+            return children[0] == children[1]
+        if isinstance(node, K):
+            return box(*self._partition(node.agent), children[0])
+        if isinstance(node, M):
+            return diamond(*self._partition(node.agent), children[0])
+        if isinstance(node, Kw):
+            labels, count = self._partition(node.agent)
+            return box(labels, count, children[0]) | box(labels, count, ~children[0])
+        if isinstance(node, E):
+            result = np.ones(self._n, dtype=bool)
+            for agent in dict.fromkeys(node.group):
+                result &= box(*self._partition(agent), children[0])
+            return result
+        if isinstance(node, C):
+            return box(*self._group_partition("C", node.group), children[0])
+        if isinstance(node, D):
+            return box(*self._group_partition("D", node.group), children[0])
+        if isinstance(node, Announce | AnnounceDual):
+            announced = children[0]
+            inside = self._reindex(np.flatnonzero(announced), actual=None).truth_set(node.operand)
+            # Outside the announced worlds [!φ]ψ holds vacuously and <!φ>ψ fails.
+            result = ~announced if isinstance(node, Announce) else np.zeros(self._n, dtype=bool)
+            result[announced] = inside
+            return result
+        raise TypeError(f"unknown formula node {type(node).__name__}")  # pragma: no cover
+
+    def holds(self, formula: Formula | str, world: int | Hashable | None = None) -> bool:
+        """Whether the formula holds at the actual world (or at ``world``).
+
+        >>> KripkeModel(2, {"A": [0, 0]}, {"p": [True, False]}).holds("M_A ~p")
+        True
+        """
+        if world is None:
+            if self._actual is None:
+                raise ModelError("the model has no actual world: pass world=... to holds")
+            index = self._actual
+        else:
+            index = self._world_index(world)
+        return bool(self.truth_set(formula)[index])
+
+    def is_valid(self, formula: Formula | str) -> bool:
+        """Whether the formula holds at every world of the model.
+
+        >>> KripkeModel(2, {"A": [0, 0]}, {"p": [True, False]}).is_valid("K_A p | M_A ~p")
+        True
+        """
+        return bool(self.truth_set(formula).all())
+
+    # ------------------------------------------------------------------ updates
+
+    def _reindex(self, worlds: IntArray, actual: int | None) -> KripkeModel:
+        """The model over the given worlds (indices, possibly repeated), in that order."""
+        new = KripkeModel.__new__(KripkeModel)
+        new._n = int(worlds.size)
+        new._names = None if self._names is None else self._names[worlds]
+        new._partitions = {}
+        for agent, (labels, count) in self._partitions.items():
+            kept = labels[worlds]
+            if count > 4 * new._n + 1024:
+                kept, count = compact(kept)
+            new._partitions[agent] = (_read_only(kept), count)
+        new._masks = {name: _read_only(mask[worlds]) for name, mask in self._masks.items()}
+        new._lazy = self._lazy
+        new._lazy_index = worlds if self._lazy_index is None else self._lazy_index[worlds]
+        new._vocabulary = self._vocabulary
+        new._actual = actual
+        new._cache = {}
+        new._cache_bytes = 0
+        new._group_labels = {}
+        return new
+
+    def restrict(self, worlds: npt.ArrayLike) -> KripkeModel:
+        """The submodel on the given worlds (a boolean mask or indices), order kept.
+
+        The actual world stays designated if kept, otherwise the result has none.
+
+        >>> KripkeModel(3, {"A": [0, 0, 1]}).restrict([True, False, True]).labels("A").tolist()
+        [0, 1]
+        """
+        selection = np.asarray(worlds)
+        if selection.dtype == np.bool_:
+            if selection.shape != (self._n,):
+                raise ModelError(f"a world mask has shape {selection.shape}: expected ({self._n},)")
+            indices = np.flatnonzero(selection)
+        else:
+            indices = (
+                np.unique(selection.astype(np.int64)) if selection.size else np.zeros(0, np.int64)
+            )
+            if indices.size and (indices[0] < 0 or indices[-1] >= self._n):
+                raise ModelError(f"world indices must be in 0..{self._n - 1}")
+        actual = None
+        if self._actual is not None:
+            position = int(np.searchsorted(indices, self._actual))
+            if position < indices.size and indices[position] == self._actual:
+                actual = position
+        return self._reindex(indices, actual)
+
+    def announce(self, formula: Formula | str) -> KripkeModel:
+        """The public announcement of the formula: the submodel where it holds.
+
+        Raises :class:`~kwartet_epistemic.errors.FalseAnnouncementError` (and changes
+        nothing) when the formula is false at the actual world.
+
+        >>> m = KripkeModel(2, {"A": [0, 0]}, {"p": [True, False]})
+        >>> m.announce("p").n_worlds
+        1
+        """
+        truth = self.truth_set(formula)
+        if self._actual is not None and not truth[self._actual]:
+            raise FalseAnnouncementError(
+                f"cannot announce {str(as_formula(formula))!r}: it is false at the actual "
+                f"world {self.world_name(self._actual)!r}"
+            )
+        return self.restrict(truth)
+
+    def with_actual(self, world: int | Hashable) -> KripkeModel:
+        """The same model pointed at another world.
+
+        >>> KripkeModel(2, {"A": [0, 1]}, {"p": [True, False]}).with_actual(1).holds("p")
+        False
+        """
+        return self._reindex(np.arange(self._n), self._world_index(world))
+
+    def product_update(self, action: ActionModel) -> KripkeModel:
+        """The product update with an action (event) model.
+
+        Worlds of the result are the pairs (world, event) where the event's precondition
+        holds; an agent cannot tell two pairs apart iff it can tell neither the worlds
+        nor the events apart; postconditions set atoms (factual change).  Raises
+        FalseAnnouncementError when the designated event cannot happen at the actual
+        world.
+
+        >>> from kwartet_epistemic.kripke import ActionModel
+        >>> m = KripkeModel(2, {"A": [0, 0], "B": [0, 0]}, {"p": [True, False]})
+        >>> private = ActionModel.semi_private({"p": Atom("p"), "not p": ~Atom("p")},
+        ...                                    observers=["A"], agents=["A", "B"], actual="p")
+        >>> after = m.product_update(private)
+        >>> after.holds("K_A p & ~K_B p & K_B (K_A p | K_A ~p)")
+        True
+        """
+        from kwartet_epistemic.kripke.action import product_update
+
+        return product_update(self, action)
+
+    # ------------------------------------------------------------------ bisimulation
+
+    def bisimulation_classes(self) -> IntArray:
+        """Per world, its class of the coarsest bisimulation (same class = bisimilar).
+
+        Partition refinement: start from the valuation, then split worlds whose
+        blocks (per agent) reach different sets of classes, until stable.
+
+        >>> m = KripkeModel(3, {"A": [0, 0, 1]}, {"p": [True, True, True]})
+        >>> m.bisimulation_classes().tolist()
+        [0, 0, 0]
+        """
+        names = sorted(self._vocabulary_names())
+        classes, class_count = compact(np.zeros(self._n, dtype=np.int64))
+        # 31 atoms at a time, so that (class, bits) fits in one int64 key.
+        for start in range(0, len(names), 31):
+            bits = np.zeros(self._n, dtype=np.int64)
+            for offset, name in enumerate(names[start : start + 31]):
+                bits |= self._mask(name).astype(np.int64) << offset
+            classes, class_count = compact(classes * (1 << 31) + bits)
+        while True:
+            signature = classes
+            for agent in self.agents:
+                labels, count = self._partitions[agent]
+                ids, id_count = set_ids(labels, count, classes, class_count)
+                signature, _ = compact(signature * id_count + ids[labels])
+            refined, refined_count = compact(signature)
+            if refined_count == class_count:
+                return refined
+            classes, class_count = refined, refined_count
+
+    def contract(self) -> KripkeModel:
+        """The bisimulation contraction: the smallest model bisimilar to this one.
+
+        One world per bisimulation class (the first of the class, names kept); every
+        formula has the same truth value at a world and at its class.
+
+        >>> m = KripkeModel(4, {"A": [0, 0, 1, 1]}, {"p": [True, False, True, False]})
+        >>> m.contract().n_worlds
+        2
+        """
+        classes = self.bisimulation_classes()
+        _, representatives = np.unique(classes, return_index=True)
+        class_count = int(representatives.size)
+        actual = None if self._actual is None else int(classes[self._actual])
+        contracted = self._reindex(representatives.astype(np.int64), actual)
+        # In the quotient two classes are related iff some of their worlds are; for a
+        # bisimulation that is the set of classes seen from any block holding the class.
+        for agent, (labels, count) in self._partitions.items():
+            ids, _ = set_ids(labels, count, classes, class_count)
+            new_labels, new_count = compact(ids[labels[representatives]])
+            contracted._partitions[agent] = (_read_only(new_labels), new_count)
+        return contracted
+
+    def generated_submodel(self) -> KripkeModel:
+        """The submodel generated by the actual world: the worlds reachable from it.
+
+        >>> KripkeModel(3, {"A": [0, 0, 1]}, actual=2).generated_submodel().n_worlds
+        1
+        """
+        if self._actual is None:
+            raise ModelError("the model has no actual world to generate a submodel from")
+        if not self._partitions:
+            return self.restrict(np.arange(self._n) == self._actual)
+        components = self.common_knowledge_labels(self.agents)
+        return self.restrict(components == components[self._actual])
+
+    # ------------------------------------------------------------------ export
+
+    def to_networkx(self, max_worlds: int = 2000) -> networkx.Graph:
+        """The model as an undirected networkx graph (for drawing and graph algorithms).
+
+        Nodes are world indices with attributes ``name``, ``atoms`` (sorted names of the
+        true atoms) and ``actual``; an edge joins two distinct worlds that some agent
+        cannot tell apart, with attribute ``agents`` (sorted tuple).  Reflexive loops
+        are left out (every world is related to itself).  Models above ``max_worlds``
+        raise ModelTooLargeError.
+
+        >>> g = KripkeModel(3, {"A": [0, 0, 1], "B": [0, 1, 1]}, {"p": [1, 0, 0]}).to_networkx()
+        >>> sorted(g.edges(data="agents")), g.nodes[0]["atoms"]
+        ([(0, 1, ('A',)), (1, 2, ('B',))], ['p'])
+        """
+        import networkx
+
+        if self._n > max_worlds:
+            raise ModelTooLargeError(
+                f"to_networkx draws at most {max_worlds} worlds, the model has {self._n}: "
+                "contract() it, take generated_submodel(), or raise max_worlds"
+            )
+        graph = networkx.Graph()
+        names = sorted(self._vocabulary_names())
+        masks = [self._mask(name) for name in names]
+        for world in range(self._n):
+            graph.add_node(
+                world,
+                name=self.world_name(world),
+                atoms=[name for name, mask in zip(names, masks, strict=True) if mask[world]],
+                actual=world == self._actual,
+            )
+        edge_agents: dict[tuple[int, int], list[str]] = {}
+        for agent, (labels, _) in self._partitions.items():
+            order = np.argsort(labels, kind="stable")
+            sorted_labels = labels[order]
+            starts = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])
+            for block in np.split(order, starts[1:]):
+                members = block.tolist()
+                for i, u in enumerate(members):
+                    for v in members[i + 1 :]:
+                        edge_agents.setdefault((u, v), []).append(agent)
+        for (u, v), agents in edge_agents.items():
+            graph.add_edge(u, v, agents=tuple(sorted(agents)))
+        return graph

@@ -85,6 +85,8 @@ __all__ += [
 ]
 
 # --- logic and kripke (issue 3) ---
+from kwartet_epistemic import examples  # noqa: E402
+from kwartet_epistemic.kripke import ActionModel, KripkeModel, Relation  # noqa: E402
 from kwartet_epistemic.logic import (  # noqa: E402
     And,
     Announce,
@@ -112,6 +114,10 @@ from kwartet_epistemic.logic import (  # noqa: E402
 )
 
 __all__ += [
+    "ActionModel",
+    "KripkeModel",
+    "Relation",
+    "examples",
     "And",
     "Announce",
     "AnnounceDual",

@@ -119,17 +119,17 @@ def check_turn(game: kw.Game, mover: str, events: list[kw.Event]) -> None:
     due = seat  # after a yes or a turn-over the mover is due again
     own_draw = None
     answer = events[1] if len(events) > 1 else None
-    if isinstance(events[0], kw.Asked) and isinstance(answer, kw.Answered):
-        if not answer.has_card:
-            asked = game.players.index(events[0].target)
-            due = asked if game.rules.refusal_turn == "asked" else (seat + 1) % n
-            if len(events) > 2 and isinstance(events[2], kw.Drew):
-                own_draw = events[2]
-                assert own_draw.player == mover  # the refused asker draws
-                follow = events[3] if len(events) > 3 else None
-                completed = isinstance(follow, kw.QuartetExposed) and follow.player == mover
-                if completed and game.rules.bonus_turn and game.hand(mover):
-                    due = seat
+    refused = isinstance(answer, kw.Answered) and not answer.has_card
+    if isinstance(events[0], kw.Asked) and refused:
+        asked = game.players.index(events[0].target)
+        due = asked if game.rules.refusal_turn == "asked" else (seat + 1) % n
+        if len(events) > 2 and isinstance(events[2], kw.Drew):
+            own_draw = events[2]
+            assert own_draw.player == mover  # the refused asker draws
+            follow = events[3] if len(events) > 3 else None
+            completed = isinstance(follow, kw.QuartetExposed) and follow.player == mover
+            if completed and game.rules.bonus_turn and game.hand(mover):
+                due = seat
     if any(isinstance(e, kw.Drew) and e is not own_draw for e in events):
         return  # nobody could ask, so the stock dealt cards out: no turn choice to check
     assert game.to_move == first_able_from(game, due)

@@ -154,9 +154,10 @@ def card_deals(
         if total <= 62:
             partitions[player] = holds.astype(np.int64) @ (np.int64(1) << np.arange(total))
         else:
-            partitions[player] = np.unique(np.packbits(holds, axis=1), axis=0, return_inverse=True)[
-                1
-            ].reshape(-1)
+            # More cards than bits in an int64: number the distinct hands instead.
+            packed = np.packbits(holds, axis=1)
+            hands = np.ascontiguousarray(packed).view(f"V{packed.shape[1]}").reshape(-1)
+            partitions[player] = np.unique(hands, return_inverse=True)[1].reshape(-1)
     atom_cells = {
         has(player, card).name: (number, column)
         for number, player in enumerate(players)

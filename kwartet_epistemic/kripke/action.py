@@ -230,7 +230,7 @@ def product_update(model: KripkeModel, action: ActionModel) -> KripkeModel:
             changed[atom][rows] = model.truth_set(value)[world_index[rows]]
     for atom, mask in changed.items():
         mask.setflags(write=False)
-        result._masks[atom] = mask
+        result._overrides[atom] = mask
     if result._names is not None and n_events > 1:
         names = np.empty(result.n_worlds, dtype=object)
         names[:] = [

@@ -40,10 +40,11 @@ from kwartet_epistemic.kripke.partition import (
     box,
     compact,
     connected_components,
-    diamond,
+    first_of_each,
     intersection,
     partition_labels,
     set_ids,
+    sorted_unique,
 )
 from kwartet_epistemic.logic.formula import (
     And,
@@ -89,6 +90,28 @@ _CACHE_BYTES = 256 * 2**20
 def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
     array.setflags(write=False)
     return array
+
+
+def _evaluated_children(node: Formula) -> tuple[Formula, ...]:
+    """The children whose truth sets a node needs in the same (sub)model."""
+    # The operand of an announcement is evaluated in the submodel, not here.
+    return (node.announced,) if isinstance(node, Announce | AnnounceDual) else node.args
+
+
+def _box_within(
+    partition: tuple[IntArray, int], truth: BoolArray, within: BoolArray | None
+) -> BoolArray:
+    """Knowledge in the submodel ``within``: blocks count only their worlds inside it."""
+    labels, count = partition
+    if within is None:
+        return box(labels, count, truth)
+    spoiled = np.zeros(count, dtype=bool)
+    spoiled[labels[within & ~truth]] = True
+    result: BoolArray = ~spoiled[labels]
+    return result
+
+
+_UNARY = K("A", Top())._precedence
 
 
 def _atom_name(atom: str | Atom) -> str:
@@ -154,19 +177,23 @@ class KripkeModel:
             name = check_agent(agent)
             labels, count = partition_labels(partition, n_worlds, f"agent {name!r}")
             self._partitions[name] = (_read_only(labels), count)
-        self._masks: dict[str, BoolArray] = {}
-        self._lazy: Callable[[str], npt.ArrayLike | None] | None = None
-        self._lazy_index: IntArray | None = None  # our worlds as worlds of the lazy source
+        # The valuation is a function over the worlds of the model first built (the
+        # base); models derived by announcements and updates keep that function and the
+        # positions of their worlds among the base worlds, and fetch masks on demand.
+        self._masks: dict[str, BoolArray] = {}  # fetched masks, over our worlds
+        self._overrides: dict[str, BoolArray] = {}  # atoms set by postconditions
+        self._base_index: IntArray | None = None
+        self._base_size = n_worlds
         self._vocabulary: frozenset[str] | None = None
         if callable(valuation) and not isinstance(valuation, Mapping):
-            self._lazy = valuation
+            self._base: Callable[[str], npt.ArrayLike | None] = valuation
         else:
             for atom, mask in (valuation or {}).items():
                 self._masks[_atom_name(atom)] = self._check_mask(mask, f"atom {str(atom)!r}")
+            self._base = dict(self._masks).get
+            self._vocabulary = frozenset(self._masks)
         if atoms is not None:
             self._vocabulary = frozenset(_atom_name(a) for a in atoms) | frozenset(self._masks)
-        elif self._lazy is None:
-            self._vocabulary = frozenset(self._masks)
         self._actual = self._world_index(actual) if actual is not None else None
         self._cache: dict[Formula, BoolArray] = {}
         self._cache_bytes = 0
@@ -340,7 +367,7 @@ class KripkeModel:
         2
         """
         labels, _ = self._partition(agent)
-        return int(np.unique(labels).size)
+        return int(sorted_unique(labels).size)
 
     def indistinguishable(self, agent: str, world: int | Hashable) -> IntArray:
         """The worlds the agent cannot tell apart from ``world`` (its block), as indices.
@@ -393,16 +420,27 @@ class KripkeModel:
             ) from None
 
     def _mask(self, name: str) -> BoolArray:
-        mask = self._masks.get(name)
+        mask = self._overrides.get(name)
+        if mask is None:
+            mask = self._masks.get(name)
         if mask is not None:
             return mask
-        if self._lazy is not None and (self._vocabulary is None or name in self._vocabulary):
-            source = self._lazy(name)
+        if self._vocabulary is None or name in self._vocabulary:
+            source = self._base(name)
             if source is not None:
-                array = np.asarray(source, dtype=bool)
-                if self._lazy_index is not None:
-                    array = array[self._lazy_index]
-                mask = self._check_mask(array, f"atom {name!r}")
+                array = np.asarray(source)
+                if array.shape != (self._base_size,) or (
+                    array.dtype != np.bool_ and not np.isin(array, (0, 1)).all()
+                ):
+                    raise ModelError(
+                        f"the valuation function gave atom {name!r} an array of shape "
+                        f"{array.shape} and type {array.dtype}: expected {self._base_size} "
+                        "truth values"
+                    )
+                array = array.astype(bool, copy=False)
+                if self._base_index is not None:
+                    array = array[self._base_index]
+                mask = _read_only(np.array(array, dtype=bool))
                 self._masks[name] = mask
                 return mask
         known = sorted(self._vocabulary or self._masks)
@@ -450,29 +488,9 @@ class KripkeModel:
         hit = self._cache.get(root)
         if hit is not None:
             return hit
-        results: dict[int, BoolArray] = {}
-        stack: list[Formula] = [root]
-        while stack:
-            node = stack[-1]
-            if id(node) in results:
-                stack.pop()
-                continue
-            cached = self._cache.get(node)
-            if cached is not None:
-                results[id(node)] = cached
-                stack.pop()
-                continue
-            # The operand of an announcement is evaluated in the submodel, not here.
-            needed = (node.announced,) if isinstance(node, Announce | AnnounceDual) else node.args
-            waiting = [child for child in needed if id(child) not in results]
-            if waiting:
-                stack.extend(reversed(waiting))
-                continue
-            stack.pop()
-            value = _read_only(self._evaluate(node, [results[id(child)] for child in needed]))
-            results[id(node)] = value
-            self._remember(node, value)
-        return results[id(root)]
+        value = _read_only(self._evaluate(root, None))
+        self._remember(root, value)
+        return value
 
     def _remember(self, formula: Formula, value: BoolArray) -> None:
         if isinstance(formula, Atom):
@@ -483,7 +501,52 @@ class KripkeModel:
             oldest = next(iter(self._cache))
             self._cache_bytes -= self._cache.pop(oldest).nbytes
 
-    def _evaluate(self, node: Formula, children: list[BoolArray]) -> BoolArray:
+    def _evaluate(self, root: Formula, within: BoolArray | None) -> BoolArray:
+        """Truth set of ``root`` in the submodel of the worlds in ``within`` (all: None).
+
+        Announcements evaluate their operand in a submodel given by a mask over this
+        model's worlds, so nested announcements build no new models; values outside
+        ``within`` are meaningless.  Iterative, and each intermediate truth set is
+        dropped as soon as its last parent has used it.
+        """
+        results: dict[int, BoolArray] = {}
+        uses: dict[int, int] = {}
+        order: list[Formula] = []
+        seen: set[int] = set()
+        stack: list[tuple[Formula, bool]] = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if within is None:
+                hit = self._cache.get(node)
+                if hit is not None:
+                    results[id(node)] = hit
+                    continue
+            stack.append((node, True))
+            for child in _evaluated_children(node):
+                uses[id(child)] = uses.get(id(child), 0) + 1
+                if id(child) not in seen:
+                    stack.append((child, False))
+        for node in order:
+            children = _evaluated_children(node)
+            value = self._evaluate_node(node, [results[id(c)] for c in children], within)
+            results[id(node)] = value
+            for child in children:
+                uses[id(child)] -= 1
+                if uses[id(child)] == 0:
+                    del results[id(child)]
+            if within is None and node._precedence == _UNARY and not isinstance(node, Not):
+                self._remember(node, _read_only(value))
+        return results[id(root)]
+
+    def _evaluate_node(
+        self, node: Formula, children: list[BoolArray], within: BoolArray | None
+    ) -> BoolArray:
         if isinstance(node, Atom):
             return self._mask(node.name)
         if isinstance(node, Top):
@@ -501,28 +564,42 @@ class KripkeModel:
         if isinstance(node, Iff):
             return children[0] == children[1]
         if isinstance(node, K):
-            return box(*self._partition(node.agent), children[0])
+            return _box_within(self._partition(node.agent), children[0], within)
         if isinstance(node, M):
-            return diamond(*self._partition(node.agent), children[0])
+            return ~_box_within(self._partition(node.agent), ~children[0], within)
         if isinstance(node, Kw):
-            labels, count = self._partition(node.agent)
-            return box(labels, count, children[0]) | box(labels, count, ~children[0])
+            partition = self._partition(node.agent)
+            return _box_within(partition, children[0], within) | _box_within(
+                partition, ~children[0], within
+            )
         if isinstance(node, E):
             result = np.ones(self._n, dtype=bool)
             for agent in dict.fromkeys(node.group):
-                result &= box(*self._partition(agent), children[0])
+                result &= _box_within(self._partition(agent), children[0], within)
             return result
         if isinstance(node, C):
-            return box(*self._group_partition("C", node.group), children[0])
+            if within is None:
+                return box(*self._group_partition("C", node.group), children[0])
+            # Components of a submodel are not those of the model: compute them anew.
+            kept = np.flatnonzero(within)
+            parts = [self._partition(agent) for agent in sorted(set(node.group))]
+            components, count = connected_components(
+                [(labels[kept], size) for labels, size in parts]
+            )
+            labels = np.zeros(self._n, dtype=np.int64)
+            labels[kept] = components
+            return _box_within((labels, count), children[0], within)
         if isinstance(node, D):
-            return box(*self._group_partition("D", node.group), children[0])
+            # The intersection of partitions commutes with taking a submodel.
+            return _box_within(self._group_partition("D", node.group), children[0], within)
         if isinstance(node, Announce | AnnounceDual):
             announced = children[0]
-            inside = self._reindex(np.flatnonzero(announced), actual=None).truth_set(node.operand)
+            inner_worlds = announced if within is None else announced & within
+            inside = self._evaluate(node.operand, inner_worlds)
             # Outside the announced worlds [!φ]ψ holds vacuously and <!φ>ψ fails.
-            result = ~announced if isinstance(node, Announce) else np.zeros(self._n, dtype=bool)
-            result[announced] = inside
-            return result
+            if isinstance(node, Announce):
+                return ~announced | inside
+            return announced & inside
         raise TypeError(f"unknown formula node {type(node).__name__}")  # pragma: no cover
 
     def holds(self, formula: Formula | str, world: int | Hashable | None = None) -> bool:
@@ -560,9 +637,11 @@ class KripkeModel:
             if count > 4 * new._n + 1024:
                 kept, count = compact(kept)
             new._partitions[agent] = (_read_only(kept), count)
-        new._masks = {name: _read_only(mask[worlds]) for name, mask in self._masks.items()}
-        new._lazy = self._lazy
-        new._lazy_index = worlds if self._lazy_index is None else self._lazy_index[worlds]
+        new._masks = {}
+        new._overrides = {name: _read_only(mask[worlds]) for name, mask in self._overrides.items()}
+        new._base = self._base
+        new._base_size = self._base_size
+        new._base_index = worlds if self._base_index is None else self._base_index[worlds]
         new._vocabulary = self._vocabulary
         new._actual = actual
         new._cache = {}
@@ -585,7 +664,9 @@ class KripkeModel:
             indices = np.flatnonzero(selection)
         else:
             indices = (
-                np.unique(selection.astype(np.int64)) if selection.size else np.zeros(0, np.int64)
+                sorted_unique(selection.astype(np.int64))
+                if selection.size
+                else np.zeros(0, np.int64)
             )
             if indices.size and (indices[0] < 0 or indices[-1] >= self._n):
                 raise ModelError(f"world indices must be in 0..{self._n - 1}")
@@ -685,8 +766,8 @@ class KripkeModel:
         2
         """
         classes = self.bisimulation_classes()
-        _, representatives = np.unique(classes, return_index=True)
-        class_count = int(representatives.size)
+        class_count = int(classes.max()) + 1 if classes.size else 0
+        representatives = first_of_each(classes, class_count)
         actual = None if self._actual is None else int(classes[self._actual])
         contracted = self._reindex(representatives.astype(np.int64), actual)
         # In the quotient two classes are related iff some of their worlds are; for a

@@ -35,9 +35,11 @@ __all__ = [
     "compact",
     "connected_components",
     "diamond",
+    "first_of_each",
     "intersection",
     "partition_labels",
     "set_ids",
+    "sorted_unique",
 ]
 
 BoolArray = npt.NDArray[np.bool_]
@@ -61,14 +63,61 @@ class Relation:
 PartitionLike = Relation | Mapping[Any, Iterable[Any]] | Sequence[Collection[Any]] | npt.ArrayLike
 
 
+def sorted_unique(values: npt.ArrayLike) -> npt.NDArray[Any]:
+    """The distinct values, sorted.
+
+    (``np.unique`` without ``return_inverse`` takes a hash-table path that is several
+    times slower than sorting on arrays of millions of distinct integers.)
+
+    >>> sorted_unique([3, 1, 3, 2]).tolist()
+    [1, 2, 3]
+    """
+    ordered = np.sort(np.asarray(values).reshape(-1))
+    if ordered.size == 0:
+        return ordered
+    keep = np.empty(ordered.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
 def compact(labels: npt.ArrayLike) -> tuple[IntArray, int]:
-    """Relabel blocks 0..k-1 (in order of first label value) and return (labels, k).
+    """Relabel blocks 0..k-1 in the order of the label values and return (labels, k).
 
     >>> compact([7, 3, 7, 9])[0].tolist()
     [1, 0, 1, 2]
     """
-    unique, inverse = np.unique(np.asarray(labels), return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64), int(unique.size)
+    array = np.asarray(labels).reshape(-1)
+    if array.size == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    if np.issubdtype(array.dtype, np.integer):
+        low, high = int(array.min()), int(array.max())
+        if high - low < 4 * array.size + 1024:
+            # Small value range: a presence table instead of a sort.
+            present = np.zeros(high - low + 1, dtype=bool)
+            present[array - low] = True
+            renumber = np.cumsum(present, dtype=np.int64) - 1
+            return renumber[array - low], int(renumber[-1]) + 1
+    order = np.argsort(array)
+    ordered = array[order]
+    starts = np.empty(array.size, dtype=bool)
+    starts[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    numbers = np.cumsum(starts, dtype=np.int64) - 1
+    result = np.empty(array.size, dtype=np.int64)
+    result[order] = numbers
+    return result, int(numbers[-1]) + 1
+
+
+def first_of_each(labels: IntArray, count: int) -> IntArray:
+    """For compact labels 0..count-1, the first world carrying each label.
+
+    >>> first_of_each(np.array([1, 0, 1, 2]), 3).tolist()
+    [1, 0, 3]
+    """
+    first = np.full(count, labels.size, dtype=np.int64)
+    np.minimum.at(first, labels, np.arange(labels.size, dtype=np.int64))
+    return first
 
 
 def _tidy(labels: npt.NDArray[Any], n_worlds: int) -> tuple[IntArray, int]:
@@ -181,7 +230,7 @@ def _labels_from_blocks(
             continue
         _check_worlds(members, n_worlds, f"block {number} of {what}")
         taken = labels[members] >= 0
-        if taken.any() or np.unique(members).size != members.size:
+        if taken.any() or sorted_unique(members).size != members.size:
             world = int(members[taken][0]) if taken.any() else int(members[0])
             raise ModelError(
                 f"world {world} is in two blocks of {what}: blocks of a partition must "
@@ -213,7 +262,7 @@ def _labels_from_pairs(pairs_like: Any, n_worlds: int, what: str) -> tuple[IntAr
             f"the relation of {what} is not an equivalence: it is not reflexive (world "
             f"{world} is not related to itself)"
         )
-    keys = np.unique(source * n_worlds + target)
+    keys = sorted_unique(source * n_worlds + target)
     reverse = (keys % n_worlds) * n_worlds + keys // n_worlds
     asymmetric = ~np.isin(reverse, keys)
     if asymmetric.any():
@@ -311,8 +360,8 @@ def connected_components(
         targets.append(extra_edges[1] + offsets[0])
     parent = np.arange(n_nodes, dtype=np.int64)
     if sources:
-        edge_keys = np.unique(np.concatenate(sources) * n_nodes + np.concatenate(targets))
-        source, target = edge_keys // n_nodes, edge_keys % n_nodes
+        # Repeated edges are harmless; removing them would cost a sort.
+        source, target = np.concatenate(sources), np.concatenate(targets)
         while True:
             root_source, root_target = parent[source], parent[target]
             differ = root_source != root_target
@@ -345,7 +394,7 @@ def set_ids(
     >>> bool(ids[1] == ids[2]), bool(ids[0] == ids[1])
     (False, False)
     """
-    pair_keys = np.unique(block_labels * class_count + classes)
+    pair_keys = sorted_unique(block_labels * class_count + classes)
     blocks, members = pair_keys // class_count, pair_keys % class_count
     run_start = np.flatnonzero(np.r_[True, blocks[1:] != blocks[:-1]])
     run_lengths = np.diff(np.r_[run_start, blocks.size])
@@ -360,7 +409,7 @@ def set_ids(
         level_start = level_end
         chosen_blocks = blocks[chosen]
         keys = ids[chosen_blocks] * class_count + members[chosen]
-        unique, inverse = np.unique(keys, return_inverse=True)
-        ids[chosen_blocks] = next_id + inverse.reshape(-1)
-        next_id += int(unique.size)
+        numbers, count = compact(keys)
+        ids[chosen_blocks] = next_id + numbers
+        next_id += count
     return ids, next_id

@@ -632,7 +632,11 @@ class Game:
         """Play an :class:`Ask` (as agents return them); the asker must be the player to move."""
         if not isinstance(ask, Ask):
             raise IllegalAskError(f"{ask!r}: expected an Ask(asker, target, card)")
-        return self.ask(ask.target, ask.card, asker=ask.asker)
+        # The body of ask(), inlined: agents and simulations call play() in their inner loop.
+        seat, target_seat, card_index = self._check_ask(ask.target, ask.card, ask.asker)
+        start = len(self._events)
+        self._resolve_ask(seat, target_seat, card_index)
+        return self._events[start:]
 
     def ask(self, target: str, card: Card | str, *, asker: str | None = None) -> list[Event]:
         """The player to move asks ``target`` for ``card``; returns the events that follow.

@@ -588,7 +588,7 @@ class KripkeModel:
             )
             labels = np.zeros(self._n, dtype=np.int64)
             labels[kept] = components
-            return _box_within((labels, count), children[0], within)
+            return _box_within((labels, max(count, 1)), children[0], within)
         if isinstance(node, D):
             # The intersection of partitions commutes with taking a submodel.
             return _box_within(self._group_partition("D", node.group), children[0], within)

@@ -152,6 +152,8 @@ class WorldCounter:
         history: PublicHistory,
         viewers: Sequence[PrivateInfo] = (),
         restrict: Mapping[int, int] | None = None,
+        *,
+        all_dead: bool = False,
     ) -> None:
         self.history = history
         self.viewers = tuple(viewers)
@@ -182,7 +184,11 @@ class WorldCounter:
             base = 4 * f
             options = [[s for s in range(n_slots) if allowed[base + i] >> s & 1] for i in range(4)]
             masks = [allowed[base + i] for i in range(4)]
-            simplified = _simplify(tuple(history.clauses[f]), masks)
+            family_clauses = tuple(history.clauses[f])
+            if all_dead:
+                dead = history.dead_slots
+                family_clauses += (Clause("some", (dead, dead, dead, dead)),)
+            simplified = _simplify(family_clauses, masks)
             if simplified is None:
                 self.zero = True
                 continue
@@ -243,6 +249,14 @@ class WorldCounter:
         self._forward: list[np.ndarray] = []
         self._backward: list[np.ndarray] | None = None
         self.count = 0 if self.zero else self._run_forward()
+        # While the game goes on, everyone knows some unexposed family can still be
+        # completed (none of its cards lies face down out of play): subtract the worlds in
+        # which every unexposed family has a dead card.  This one condition couples the
+        # families, and inclusion-exclusion keeps the programme per family.
+        self._dead_worlds: WorldCounter | None = None
+        if not all_dead and history.game_goes_on_with_dead_cards() and self.count:
+            self._dead_worlds = WorldCounter(history, viewers, restrict, all_dead=True)
+            self.count -= self._dead_worlds.count
 
     # ----- dynamic programme --------------------------------------------------------
 
@@ -314,6 +328,17 @@ class WorldCounter:
         counts = np.zeros((len(self.history.deck), self.n_slots), dtype=object)
         if self.zero or self.count == 0:
             return counts
+        if self._dead_worlds is not None:
+            total = self.count
+            self.count += self._dead_worlds.count
+            try:
+                return self._origin_counts_all() - self._dead_worlds.origin_counts()
+            finally:
+                self.count = total
+        return self._origin_counts_all()
+
+    def _origin_counts_all(self) -> np.ndarray:
+        counts = np.zeros((len(self.history.deck), self.n_slots), dtype=object)
         for card, slot in self.fixed.items():
             counts[card, slot] = self.count
         for index, table in enumerate(self.tables):
@@ -329,6 +354,18 @@ class WorldCounter:
         """One world drawn exactly uniformly: card -> origin slot."""
         if self.count == 0:
             raise ValueError("no world is possible")
+        if self._dead_worlds is None:
+            return self._sample_all(rng)
+        dead = self.history.dead_slots
+        live = [
+            f for f in range(self.history.deck.n_families) if f not in self.history.exposed_families
+        ]
+        while True:  # rejection keeps the draw exactly uniform
+            origins = self._sample_all(rng)
+            if any(all(not dead >> origins[4 * f + i] & 1 for i in range(4)) for f in live):
+                return origins
+
+    def _sample_all(self, rng: np.random.Generator) -> dict[int, int]:
         backward = self._run_backward()
         origins = dict(self.fixed)
         remaining = self.cap

@@ -119,6 +119,7 @@ class PublicHistory:
         self._dirty = True
         self._dealt = False
         self.version = 0  # bumped whenever a constraint changes
+        self.game_over = False
 
     # ----- queries ------------------------------------------------------------------
 
@@ -132,17 +133,39 @@ class PublicHistory:
         c = self.deck.card(card)
         return [s for s in range(len(self._names)) if self.allowed[c.index] >> s & 1]
 
+    @property
+    def dead_slots(self) -> int:
+        """Slots whose cards are out of play face down (set aside, middle)."""
+        mask = 0
+        for slot in (self.aside_slot, self.middle_slot):
+            if slot >= 0:
+                mask |= 1 << slot
+        return mask
+
+    def game_goes_on_with_dead_cards(self) -> bool:
+        """Whether the fact "the game is not over" constrains where dead cards lie."""
+        return bool(self.dead_slots) and self._dealt and not self.game_over
+
     def is_seen(self, index: int) -> bool:
         """Whether card ``index`` has been publicly located (it then stays located)."""
         return self.location[index] is not None
 
     # ----- updates ------------------------------------------------------------------
 
-    def extend(self, events: Iterable[Event]) -> None:
-        """Take in further public events (a draw's card, if present, is ignored here)."""
+    def extend(self, events: Iterable[Event], settled: bool = True) -> None:
+        """Take in further public events (a draw's card, if present, is ignored here).
+
+        A record handed over ends at a settled moment (the referee finishes every action,
+        exposures included, before anyone can look), so the no-complete-family rule is
+        applied to the latest state too; pass ``settled=False`` when feeding a record
+        piece by piece and the next event is an exposure.
+        """
         for event in events:
             self._take(event)
             self.events_seen += 1
+        if settled and self._dirty and self._dealt:
+            self._add_not_all_clauses()
+            self._dirty = False
 
     def _take(self, event: Event) -> None:
         kind = type(event)
@@ -230,6 +253,8 @@ class PublicHistory:
             self.location[c] = "middle"
         elif kind is GameEnded:
             assert isinstance(event, GameEnded)
+            self.game_over = True
+            self.version += 1
             piles = 0
             for slot in (self.aside_slot, self.middle_slot):
                 if slot >= 0:

@@ -25,7 +25,7 @@ from kwartet_epistemic.cards import Card
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
 from kwartet_epistemic.errors import KwartetError
-from kwartet_epistemic.events import Event
+from kwartet_epistemic.events import Event, QuartetExposed
 from kwartet_epistemic.game import Game, PlayerView
 
 __all__ = ["EpistemicState", "World", "knowledge", "UnknownToViewerError"]
@@ -277,7 +277,8 @@ class EpistemicState:
         infos = {p: self._info(p) for p in players}
         last_version = -1
         for index, event in enumerate(record):
-            history.extend([event.public()])
+            following = record[index + 1] if index + 1 < len(record) else None
+            history.extend([event.public()], settled=not isinstance(following, QuartetExposed))
             if history.version == last_version:
                 continue
             last_version = history.version

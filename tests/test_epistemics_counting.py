@@ -1,0 +1,349 @@
+"""The counting engine against known answers and against brute force over every deal.
+
+The brute force is independent of the engine: it deals every possible deal (with the same
+hand sizes, and every stock order), replays the recorded actions with the referee, and
+keeps the deals whose public record is the one observed.  A world is a deal up to what no
+one can ever tell apart: the hands dealt, the set-aside and middle cards, and the cards
+drawn so far, in order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kwartet_epistemic as kw
+from kwartet_epistemic.events import Drew
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "reference_positions.json"
+
+
+def _reference_positions() -> list[dict]:
+    if not REFERENCE.exists():  # the data lives beside the checkout, in ../shared
+        pytest.skip(f"reference data not found at {REFERENCE}")
+    return json.loads(REFERENCE.read_text())["positions"]
+
+
+def _replay_position(position: dict) -> kw.Game:
+    deck = kw.Deck.from_spec(position["deck"])
+    hands = {p: position["hands"][p] for p in position["players"]}
+    game = kw.Game.from_hands(deck, hands, first=position["first"])
+    for asker, target, card, answer in position["asks"]:
+        events = game.ask(target, card, asker=asker)
+        assert events[1].has_card == (answer == "yes")
+    return game
+
+
+@pytest.mark.parametrize("index", range(24))
+def test_reference_positions_public_and_per_player_world_counts(index: int) -> None:
+    position = _reference_positions()[index]
+    game = _replay_position(position)
+    k = kw.knowledge(game)
+    assert k.count_worlds() == position["worlds"]["public"]
+    for player in position["players"]:
+        assert k.count_worlds(player) == position["worlds"][player]
+        # The same answer built only from what the player sees.
+        assert kw.knowledge(game.view(player)).count_worlds(player) == position["worlds"][player]
+
+
+# ----- brute force ------------------------------------------------------------------
+
+
+def _all_deals(game: kw.Game):
+    """Every deal with the same public sizes: (hands, stock bottom-to-top, aside, middle)."""
+    deal = game.initial_deal
+    sizes = [len(deal["hands"][p]) for p in game.players]
+    n_stock, n_aside, n_middle = len(deal["stock"]), len(deal["aside"]), len(deal["middle"])
+    cards = [c.code for c in game.deck.cards]
+
+    def split(pool: list[str], sizes: list[int]):
+        if not sizes:
+            yield []
+            return
+        for chosen in itertools.combinations(pool, sizes[0]):
+            rest = [c for c in pool if c not in chosen]
+            for tail in split(rest, sizes[1:]):
+                yield [list(chosen), *tail]
+
+    for parts in split(cards, [*sizes, n_aside, n_middle, n_stock]):
+        hands = dict(zip(game.players, parts[: len(sizes)], strict=True))
+        aside, middle, stock = parts[len(sizes) :]
+        for stock_order in itertools.permutations(stock) if n_stock else [()]:
+            for middle_order in itertools.permutations(middle) if n_middle else [()]:
+                yield hands, list(stock_order), aside, list(middle_order)
+
+
+def _brute_worlds(game: kw.Game):
+    """World key -> (current hands, each player's private key), for every consistent deal."""
+    target = game.record
+    worlds = {}
+    for hands, stock, aside, middle in _all_deals(game):
+        try:
+            replay = kw.Game(
+                game.deck,
+                game.players,
+                hands,
+                dealer=game.dealer,
+                rules=game.rules,
+                stock=stock,
+                aside=aside,
+                middle=middle,
+            )
+            for action in game.actions:
+                if action[0] == "ask":
+                    replay.ask(action[2], action[3], asker=action[1])
+                else:
+                    replay.turn_over(action[2])
+        except kw.KwartetError:
+            continue
+        if replay.record != target:
+            continue
+        draws = tuple(e.card.code for e in replay.events if isinstance(e, Drew))
+        key = (
+            tuple(tuple(sorted(hands[p])) for p in game.players),
+            tuple(sorted(aside)),
+            tuple(sorted(middle)),
+            draws,
+        )
+        private = {}
+        for p in game.players:
+            own_draws = tuple(
+                (i, e.card.code)
+                for i, e in enumerate(x for x in replay.events if isinstance(x, Drew))
+                if e.player == p
+            )
+            private[p] = (tuple(sorted(hands[p])), own_draws)
+        current = {p: {c.code for c in replay.hand(p)} for p in game.players}
+        worlds[key] = (current, private)
+    return worlds
+
+
+def _brute_player_worlds(game: kw.Game, worlds: dict, player: str) -> list:
+    actual = _brute_key_of(game, player)
+    return [w for w in worlds.values() if w[1][player] == actual]
+
+
+def _brute_key_of(game: kw.Game, player: str):
+    deal = game.initial_deal
+    own_draws = tuple(
+        (i, e.card.code)
+        for i, e in enumerate(x for x in game.events if isinstance(x, Drew))
+        if e.player == player
+    )
+    return (tuple(sorted(deal["hands"][player])), own_draws)
+
+
+SMALL_SETUPS = [
+    ("publisher", 2, 3, {}),
+    ("publisher", 2, 3, {"bluffing": True}),
+    ("lamas", 2, 3, {}),
+    ("dutch", 2, 3, {}),
+    ("publisher", 3, 3, {}),
+    ("publisher", 2, 4, {}),
+    ("fish", 2, 2, {"cards_each": 3}),
+    ("fish", 2, 3, {"cards_each": 2}),
+    ("fish", 2, 2, {"cards_each": 3, "bonus_turn": True}),
+    ("publisher", 2, 3, {"memory_cards": 1}),
+]
+
+
+def _random_game(setup, seed: int, steps: int) -> kw.Game:
+    preset, families, n_players, extra = setup
+    rules = kw.RuleSet.preset(preset).replace(**extra)
+    players = ["A", "B", "C", "D"][:n_players]
+    game = kw.Game.deal(kw.Deck.piquet(families=families), players, seed=seed, rules=rules)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if game.is_over:
+            break
+        if rules.memory_cards and rng.random() < 0.3:
+            face_down = [i for i, c in enumerate(game.middle) if c is None]
+            if face_down:
+                try:
+                    game.turn_over(face_down[0])
+                except kw.IllegalAskError:
+                    pass
+                if game.is_over:
+                    break
+        game.play(game.random_legal_ask(rng))
+    return game
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    setup=st.sampled_from(SMALL_SETUPS),
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 12),
+)
+def test_counting_engine_matches_brute_force_on_small_games(setup, seed, steps) -> None:
+    game = _random_game(setup, seed, steps)
+    worlds = _brute_worlds(game)
+    k = kw.knowledge(game)
+    assert k.count_worlds() == len(worlds)
+    for player in game.players:
+        mine = _brute_player_worlds(game, worlds, player)
+        assert k.count_worlds(player) == len(mine) >= 1
+        counts = k.location_counts(player)
+        for c, card in enumerate(game.deck.cards):
+            for q, holder in enumerate(game.players):
+                expected = sum(1 for current, _ in mine if card.code in current[holder])
+                assert counts[c, q] == expected, (player, card.code, holder)
+
+
+@settings(max_examples=10, deadline=None)
+@given(setup=st.sampled_from(SMALL_SETUPS[:6]), seed=st.integers(0, 10_000))
+def test_sampled_worlds_are_possible_and_roughly_uniform(setup, seed) -> None:
+    game = _random_game(setup, seed, 4)
+    worlds = _brute_worlds(game)
+    player = game.players[0]
+    possible = Counter(
+        tuple(tuple(sorted(current[p])) for p in game.players)
+        for current, _ in _brute_player_worlds(game, worlds, player)
+    )
+    k = kw.knowledge(game)
+    samples = k.sample_worlds(player, 200, np.random.default_rng(seed))
+    seen = Counter(
+        tuple(tuple(sorted(c.code for c in w.hands[p])) for p in game.players) for w in samples
+    )
+    assert set(seen) <= set(possible)
+    assert all(w.hands[player] == game.hand(player) for w in samples)
+    if len(possible) == 1:
+        assert len(seen) == 1
+
+
+def test_location_probabilities_are_exact_fractions_of_counts() -> None:
+    game = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        game.play(game.random_legal_ask(rng))
+    k = kw.knowledge(game)
+    counts = k.location_counts("B")
+    total = k.count_worlds("B")
+    probabilities = k.location_probabilities("B")
+    for c in range(len(game.deck)):
+        for q in range(3):
+            assert probabilities[c, q] == float(Fraction(int(counts[c, q]), total))
+
+
+# ----- full games -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("deck", [kw.Deck.piquet(), kw.Deck.standard()], ids=["32", "52"])
+def test_full_game_actual_world_stays_possible_and_counts_never_grow(deck) -> None:
+    game = kw.Game.deal(deck, ["A", "B", "C", "D"], seed=11)
+    k = kw.knowledge(game)
+    rng = np.random.default_rng(11)
+    previous = {p: k.count_worlds(p) for p in game.players}
+    while not game.is_over:
+        game.play(game.random_legal_ask(rng))
+        for p in game.players:
+            now = k.count_worlds(p)
+            assert 1 <= now <= previous[p]
+            previous[p] = now
+            for card in game.hand(p):
+                assert k.knows_location(p, card) == p
+
+
+def test_count_can_grow_after_a_draw() -> None:
+    grew = False
+    for seed in range(40):
+        game = kw.Game.deal(
+            kw.Deck.piquet(), ["A", "B", "C"], seed=seed, rules=kw.RuleSet.preset("fish")
+        )
+        k = kw.knowledge(game)
+        rng = np.random.default_rng(seed)
+        while not game.is_over and not grew:
+            before = {p: k.count_worlds(p) for p in game.players}
+            events = game.play(game.random_legal_ask(rng))
+            if any(isinstance(e, Drew) for e in events):
+                drawer = next(e.player for e in events if isinstance(e, Drew))
+                others = [p for p in game.players if p != drawer]
+                grew = any(k.count_worlds(p) > before[p] for p in others)
+            assert all(k.count_worlds(p) >= 1 for p in game.players)
+        if grew:
+            break
+    assert grew
+
+
+# ----- hand-worked cases ------------------------------------------------------------
+
+
+def test_seed_000_example_refusal_tells_everyone_b_lacks_the_queen_of_hearts() -> None:
+    deck = kw.Deck.piquet()
+    hands = {
+        "A": ["QS", "QD", "QC", "7S", "8S", "9S", "10S", "JS"],
+        "B": ["7H", "8H", "9H", "10H", "JH", "KH", "AH", "7D"],
+        "C": ["QH", "8D", "9D", "10D", "JD", "KD", "AD", "7C"],
+        "D": ["8C", "9C", "10C", "JC", "KC", "AC", "KS", "AS"],
+    }
+    game = kw.Game.from_hands(deck, hands, first="A")
+    game.ask("B", "QH")
+    assert game.to_move == "B"
+    k = kw.knowledge(game)
+    for p in game.players:
+        assert k.holds(f"K_{p} ~has(B, QH)")
+    # A holds the other three queens, B refused: A knows C or D has it, not which.
+    assert k.knows_location("A", "QH") is None
+    assert k.knows_location("C", "QH") == "C"
+
+
+def test_refusal_by_last_candidate_reveals_the_holder_to_everyone() -> None:
+    deck = kw.Deck.piquet(families=3)
+    hands = {
+        "A": ["7S", "8S", "9S", "9H"],
+        "B": ["7H", "8H", "9D", "7C"],
+        "C": ["7D", "8D", "8C", "9C"],
+    }
+    game = kw.Game.from_hands(deck, hands, first="A")
+    game.ask("B", "7D")  # no: only C can have it now, and everyone knows it
+    k = kw.knowledge(game)
+    for p in game.players:
+        assert k.knows_location(p, "7D") == "C"
+        assert k.holds(f"K_{p} has(C, 7D)")
+
+
+def test_no_complete_family_rule_gives_a_deduction_that_fact_lists_miss() -> None:
+    # B ends up publicly holding 7S and 7D (received) and 8C.  A has one card left.  C,
+    # holding only 8D, reasons: B cannot hold both 7H and 7C (B would have laid down the
+    # sevens), so A's single card is one of them and B holds 8S and 8H.  A fact list
+    # leaves 8H with A or B: only the complete-family rule places it.
+    deck = kw.Deck.piquet(families=2)
+    hands = {"A": ["7H", "7D", "8C"], "B": ["7C", "8S", "8H"], "C": ["7S", "8D"]}
+    game = kw.Game.from_hands(deck, hands, first="A")
+    game.ask("B", "8D")  # no
+    game.ask("C", "7S")  # B: yes
+    game.ask("A", "7D")  # B: yes
+    game.ask("A", "8C")  # B: yes
+    k = kw.knowledge(game)
+    assert k.knows_location("C", "8H") == "B"
+    assert k.holds("K_C has(B, 8H)")
+    # C cannot tell which seven A kept.
+    assert k.knows_location("C", "7H") is None
+    # No single public fact names 8H: nobody was asked for it and it never moved.
+    assert all(getattr(e, "card", None) is None or e.card.code != "8H" for e in game.record)
+
+
+def test_timeline_matches_knowledge_after_each_action() -> None:
+    game = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=4)
+    rng = np.random.default_rng(4)
+    snapshots = []
+    k = kw.knowledge(game)
+    while not game.is_over and len(snapshots) < 12:
+        game.play(game.random_legal_ask(rng))
+        known = {
+            (p, c.code) for p in game.players for c in game.deck.cards if k.knows_location(p, c)
+        }
+        snapshots.append((len(game.record) - 1, known))
+    timeline = k.timeline()
+    for last_index, known in snapshots:
+        for p, code in known:
+            first = timeline[p][code]
+            assert first is not None and first <= last_index

@@ -205,10 +205,10 @@ class KripkeModel:
     def from_worlds(
         cls,
         worlds: Iterable[Hashable],
-        valuation: Mapping[Hashable, Iterable[str | Atom]],
+        valuation: Mapping[Any, Iterable[str | Atom]],
         *,
-        partitions: Mapping[str, Iterable[Iterable[Hashable]]] | None = None,
-        relations: Mapping[str, Iterable[tuple[Hashable, Hashable]]] | None = None,
+        partitions: Mapping[str, Iterable[Iterable[Any]]] | None = None,
+        relations: Mapping[str, Iterable[tuple[Any, Any]]] | None = None,
         actual: Hashable | None = None,
         atoms: Iterable[str | Atom] = (),
     ) -> KripkeModel:
@@ -729,6 +729,8 @@ class KripkeModel:
     def bisimulation_classes(self) -> IntArray:
         """Per world, its class of the coarsest bisimulation (same class = bisimilar).
 
+        Classes are numbered 0, 1, ... in the order of their first world.
+
         Partition refinement: start from the valuation, then split worlds whose
         blocks (per agent) reach different sets of classes, until stable.
 
@@ -752,7 +754,11 @@ class KripkeModel:
                 signature, _ = compact(signature * id_count + ids[labels])
             refined, refined_count = compact(signature)
             if refined_count == class_count:
-                return refined
+                # Number the classes in the order of their first world.
+                rank = np.empty(refined_count, dtype=np.int64)
+                rank[np.argsort(first_of_each(refined, refined_count))] = np.arange(refined_count)
+                result: IntArray = rank[refined]
+                return result
             classes, class_count = refined, refined_count
 
     def contract(self) -> KripkeModel:

@@ -18,6 +18,7 @@ the intersection partition.
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -60,7 +61,13 @@ class Relation:
     pairs: Any
 
 
-PartitionLike = Relation | Mapping[Any, Iterable[Any]] | Sequence[Collection[Any]] | npt.ArrayLike
+PartitionLike = (
+    Relation
+    | AbstractSet[tuple[Any, Any]]
+    | Mapping[Any, Iterable[Any]]
+    | Sequence[Collection[Any]]
+    | npt.ArrayLike
+)
 
 
 def sorted_unique(values: npt.ArrayLike) -> npt.NDArray[Any]:

@@ -339,7 +339,7 @@ class KripkeModel:
         """The world names, or ``None`` when the worlds are only numbered."""
         return None if self._names is None else tuple(self._names.tolist())
 
-    def world_name(self, world: int) -> str:
+    def world_name(self, world: int | Hashable) -> str:
         """The name of a world (its index as text when worlds have no names).
 
         >>> KripkeModel(2, {"A": [0, 1]}).world_name(1)

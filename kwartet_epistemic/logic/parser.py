@@ -172,7 +172,7 @@ class _Lexer:
         if self.text.startswith("!", self.position):
             self.position += 1
             return _Token(kind, start, self.text[start : self.position])
-        raise self._fail(self.position, f"expected {expected} at position {self.position}")
+        raise self._fail(start, f"expected {expected} at position {start}")
 
     def _agent(self) -> str:
         self._skip_space()

@@ -27,6 +27,7 @@ import resource
 import time
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 import numpy as np
@@ -84,7 +85,7 @@ def bench_card_deals() -> None:
         "K_C (has(A, 0) | has(B, 0))": True,
     }
     for text, expected in checks.items():
-        value = measured(f"check {text}", lambda text=text: model.holds(text))
+        value = measured(f"check {text}", partial(model.holds, text))
         assert value == expected, (text, value)
     # A asks C for card 6 and C says no: A holds another card of family 1 (4..7), not 6,
     # and C does not hold 6.
@@ -145,11 +146,11 @@ def main() -> None:
     for n in arguments.muddy:
         measured(
             f"n = {n:2d}: build, father, {n - 1} rounds of nobody knows",
-            lambda n=n: muddy_rounds(n),
+            partial(muddy_rounds, n),
         )
         assert measured(
             f"n = {n:2d}: one formula [!father][!nobody]^{n - 1} all know",
-            lambda n=n: muddy_formula(n),
+            partial(muddy_formula, n),
         )
     max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"Maximum resident set size of the process: {max_rss / 2**10:.0f} MiB")

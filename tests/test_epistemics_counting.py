@@ -9,6 +9,7 @@ drawn so far, in order.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from collections import Counter
@@ -167,10 +168,8 @@ def _random_game(setup, seed: int, steps: int) -> kw.Game:
         if rules.memory_cards and rng.random() < 0.3:
             face_down = [i for i, c in enumerate(game.middle) if c is None]
             if face_down:
-                try:
+                with contextlib.suppress(kw.IllegalAskError):
                     game.turn_over(face_down[0])
-                except kw.IllegalAskError:
-                    pass
                 if game.is_over:
                     break
         game.play(game.random_legal_ask(rng))

@@ -25,7 +25,7 @@ from kwartet_epistemic.cards import Card
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
 from kwartet_epistemic.errors import KwartetError
-from kwartet_epistemic.events import Event, QuartetExposed
+from kwartet_epistemic.events import Drew, Event, QuartetExposed
 from kwartet_epistemic.game import Game, PlayerView
 
 __all__ = ["EpistemicState", "World", "knowledge", "UnknownToViewerError"]
@@ -92,7 +92,8 @@ class EpistemicState:
         self._history = PublicHistory(self.deck, self.players, self.rules)
         self._private: dict[str, PrivateInfo] = {}
         self._counters: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
-        self._timeline: dict[str, dict[str, int | None]] | None = None
+        self._model: tuple[Any, Any, np.ndarray] | None = None
+        self._symbolic_state: tuple[int, Any] | None = None
         self._catch_up()
 
     # ----- following the game -------------------------------------------------------
@@ -155,11 +156,48 @@ class EpistemicState:
         >>> k.count_worlds() >= k.count_worlds("A") >= 1
         True
         """
+        if self.engine == "explicit":
+            return int(self._explicit_worlds(player).sum())
+        if self.engine == "symbolic":
+            return self._symbolic().count_worlds(player)
         return self._counter(() if player is None else (player,)).count
+
+    def _explicit_worlds(self, player: str | None) -> np.ndarray:
+        """Mask of the explicit model's worlds that ``player`` considers possible."""
+        model = self.kripke_model()
+        if player is None:
+            return np.ones(model.n_worlds, dtype=bool)
+        if player == self.viewer:
+            return self._viewer_worlds()
+        self._info(player)  # refuses another player's worlds on a view
+        if model.actual is None:
+            raise KwartetError("the explicit model has no actual world")
+        mask = np.zeros(model.n_worlds, dtype=bool)
+        mask[model.indistinguishable(player, model.actual)] = True
+        return mask
+
+    def _symbolic(self) -> Any:
+        from kwartet_epistemic.epistemics.symbolic import SymbolicKwartet
+
+        self._catch_up()
+        if self._symbolic_state is None or self._symbolic_state[0] != self._history.version:
+            self._symbolic_state = (self._history.version, SymbolicKwartet(self))
+        return self._symbolic_state[1]
 
     def location_counts(self, player: str | None = None) -> np.ndarray:
         """``[n_cards, n_players]`` exact counts (Python ints) of ``player``'s worlds in
         which each player holds each card now (all worlds if ``player`` is None)."""
+        if self.engine == "explicit":
+            model = self.kripke_model()
+            worlds = self._explicit_worlds(player)
+            result = np.zeros((len(self.deck), len(self.players)), dtype=object)
+            for c, card in enumerate(self.deck.cards):
+                for q, holder in enumerate(self.players):
+                    mask = model.truth_set(f"has({holder}, {card.code})")
+                    result[c, q] = int((mask & worlds).sum())
+            return result
+        if self.engine == "symbolic":
+            return self._symbolic().location_counts(player)
         counter = self._counter(() if player is None else (player,))
         origin = counter.origin_counts()
         history = self._history
@@ -210,6 +248,14 @@ class EpistemicState:
         where = history.location[c]
         if where is not None:
             return "exposed" if where == "exposed" else where
+        if self.engine in ("explicit", "symbolic"):
+            row = self.location_counts(player)[c]
+            total = self.count_worlds(player)
+            holders = [q for q, n in zip(self.players, row, strict=True) if n == total]
+            if holders:
+                return holders[0]
+            piles = [history.slot_names[s] for s, o in enumerate(history.slot_owner) if o is None]
+            return piles[0] if not any(row) and len(piles) == 1 else None
         counter = self._counter((player,))
         origin = counter.origin_counts()[c]
         places = {
@@ -302,6 +348,75 @@ class EpistemicState:
                     if len(places) == 1:
                         result[p][card.code] = index
         return result
+
+    # ----- explicit models ----------------------------------------------------------
+
+    def kripke_model(self, limit: int | None = None) -> Any:
+        """The explicit :class:`~kwartet_epistemic.KripkeModel` of this state: worlds are
+        the possible histories of the hidden cards, each player's partition groups the
+        worlds that agree on their own hand (and draws), atoms are ``has(P, card)``.
+
+        On the god's-eye state the actual deal is the designated world; on a player's
+        view there is none.  Refuses with ModelTooLargeError above ``limit`` worlds
+        (default :data:`~kwartet_epistemic.epistemics.explicit.EXPLICIT_LIMIT`).
+
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+        >>> model = kw.knowledge(game).kripke_model()
+        >>> model.n_worlds == kw.knowledge(game).count_worlds()
+        True
+        """
+        from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT, build_model
+
+        self._catch_up()
+        key = (self._history.version, limit)
+        if self._model is None or self._model[0] != key:
+            actual = self._actual_origins() if isinstance(self._source, Game) else None
+            model, origins = build_model(
+                self._history, [], actual, EXPLICIT_LIMIT if limit is None else limit
+            )
+            self._model = (key, model, origins)
+        return self._model[1]
+
+    def _actual_origins(self) -> dict[int, int]:
+        game = self._source
+        assert isinstance(game, Game)
+        history = self._history
+        deal = game.initial_deal
+        origin: dict[int, int] = {}
+        for p in self.players:
+            for code in deal["hands"][p]:
+                origin[self.deck.card(code).index] = self.players.index(p)
+        for pile, slot in (("aside", history.aside_slot), ("middle", history.middle_slot)):
+            for code in deal[pile]:
+                origin[self.deck.card(code).index] = slot
+        for code in deal["stock"]:
+            origin[self.deck.card(code).index] = history.stock_slot
+        draws = [e for e in game.events if isinstance(e, Drew)]
+        for number, event in enumerate(draws[: len(history.draw_slots)]):
+            assert event.card is not None
+            origin[event.card.index] = history.draw_slots[number]
+        return origin
+
+    def _viewer_worlds(self) -> np.ndarray:
+        """Mask of the explicit model's worlds that the viewer considers possible."""
+        assert self.viewer is not None
+        self.kripke_model()
+        assert self._model is not None
+        origins = self._model[2]
+        info = self._info(self.viewer)
+        history = self._history
+        own = {self.players.index(self.viewer)}
+        expected = {c: self.players.index(self.viewer) for c in info.dealt}
+        for number, card in info.draws:
+            own.add(history.draw_slots[number])
+            expected[card] = history.draw_slots[number]
+        mine = np.isin(origins, sorted(own))
+        target = np.zeros(origins.shape[1], dtype=bool)
+        target[list(expected)] = True
+        ok = (mine == target).all(axis=1)
+        for card, slot in expected.items():
+            ok &= origins[:, card] == slot
+        return ok
 
     # ----- formulas -----------------------------------------------------------------
 

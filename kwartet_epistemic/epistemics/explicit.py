@@ -1,0 +1,167 @@
+"""The explicit engine: a game's epistemic state as a :class:`~kwartet_epistemic.KripkeModel`.
+
+Worlds are enumerated (vectorised, family by family, pruned by the counting engine's
+tables), each player's partition groups the worlds that agree on the player's private
+information (their dealt hand and their draws), and the atoms ``has(P, c)`` say where
+each card is now.  It is the reference for teaching sizes and for drawing; above
+:data:`EXPLICIT_LIMIT` worlds it refuses with :class:`ModelTooLargeError`.
+
+>>> import kwartet_epistemic as kw
+>>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+>>> model = kw.knowledge(game).kripke_model()
+>>> model.n_worlds, model.holds("K_A ~has(A, 7H)")
+(560, True)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory
+from kwartet_epistemic.errors import KwartetError, ModelTooLargeError
+from kwartet_epistemic.kripke import KripkeModel
+from kwartet_epistemic.logic import Formula
+
+if TYPE_CHECKING:
+    from kwartet_epistemic.epistemics.state import EpistemicState
+
+__all__ = ["EXPLICIT_LIMIT", "enumerate_origins", "build_model", "explicit_holds"]
+
+EXPLICIT_LIMIT = 2_100_000
+"""The largest number of worlds the explicit engine builds (a 16-card, 3-player deal fits)."""
+
+
+def enumerate_origins(counter: WorldCounter, limit: int = EXPLICIT_LIMIT) -> np.ndarray:
+    """Every world of ``counter`` as a row of origin slots, one column per card."""
+    total = counter.count + (counter._dead_worlds.count if counter._dead_worlds else 0)
+    if total > limit:
+        raise ModelTooLargeError(
+            f"the explicit engine builds at most {limit:,} worlds; this state has {total:,} "
+            "(use the counting or symbolic engine, or a smaller deck)"
+        )
+    n_cards = len(counter.history.deck)
+    if counter.zero or total == 0:
+        return np.zeros((0, n_cards), dtype=np.int16)
+    backward = counter._run_backward()
+    origins = np.full((1, n_cards), -1, dtype=np.int16)
+    for card, slot in counter.fixed.items():
+        origins[0, card] = slot
+    remaining = np.array([counter.cap], dtype=np.int64).reshape(1, len(counter.cap))
+    for index, table in enumerate(counter.tables):
+        after = backward[index + 1]
+        pieces_o, pieces_r = [], []
+        for vector, group in zip(table.vectors, table.assignments, strict=True):
+            left = remaining - np.array(vector, dtype=np.int64)
+            ok = (left >= 0).all(axis=1)
+            if not ok.any():
+                continue
+            rows = np.nonzero(ok)[0]
+            left = left[rows]
+            feasible = after[tuple(left.T)] > 0 if left.shape[1] else np.ones(len(rows), bool)
+            rows, left = rows[feasible], left[feasible]
+            if not len(rows):
+                continue
+            for assignment in group:
+                block = origins[rows].copy()
+                block[:, list(table.cards)] = assignment
+                pieces_o.append(block)
+                pieces_r.append(left)
+        if not pieces_o:
+            return np.zeros((0, n_cards), dtype=np.int16)
+        origins = np.concatenate(pieces_o)
+        remaining = np.concatenate(pieces_r)
+    history = counter.history
+    if counter._dead_worlds is not None:
+        dead = history.dead_slots
+        is_dead = (dead >> origins.astype(np.int64)) & 1
+        live = [f for f in range(history.deck.n_families) if f not in history.exposed_families]
+        keep = np.zeros(len(origins), dtype=bool)
+        for f in live:
+            keep |= ~is_dead[:, 4 * f : 4 * f + 4].any(axis=1)
+        origins = origins[keep]
+    return origins
+
+
+def _slot_mask(history: PublicHistory, player: str) -> list[int]:
+    return [s for s, owner in enumerate(history.slot_owner) if owner == player]
+
+
+def _partition_labels(origins: np.ndarray, slots: list[int]) -> np.ndarray:
+    mine = np.isin(origins, slots)
+    key = np.where(mine, origins, -1)
+    _, labels = np.unique(key, axis=0, return_inverse=True)
+    return labels.reshape(-1)
+
+
+def build_model(
+    history: PublicHistory,
+    viewers: list[PrivateInfo],
+    actual: dict[int, int] | None,
+    limit: int = EXPLICIT_LIMIT,
+) -> tuple[KripkeModel, np.ndarray]:
+    """The Kripke model of the worlds consistent with ``history`` (and with the pooled
+    information of ``viewers``, if any), designated at ``actual`` (card -> origin slot)
+    when given.  Returns the model and its origin matrix."""
+    counter = WorldCounter(history, viewers)
+    origins = enumerate_origins(counter, limit)
+    deck = history.deck
+    players = history.players
+    owners = np.array(
+        [players.index(o) if o is not None else -1 for o in history.slot_owner], dtype=np.int64
+    )
+    located = {c: where for c, where in enumerate(history.location) if where is not None}
+
+    def valuation(name: str) -> np.ndarray | None:
+        try:
+            card_index, player = _parse_has(name, history)
+        except KwartetError:
+            return None
+        where = located.get(card_index)
+        if where is not None:
+            return np.full(len(origins), where == player, dtype=bool)
+        return owners[origins[:, card_index].astype(np.int64)] == players.index(player)
+
+    partitions = {p: _partition_labels(origins, _slot_mask(history, p)) for p in players}
+    actual_index: int | None = None
+    if actual is not None and len(origins):
+        row = np.array([actual.get(c, -1) for c in range(len(deck))], dtype=np.int16)
+        matches = np.nonzero((origins == row).all(axis=1))[0]
+        if not len(matches):
+            raise KwartetError("the actual deal is not among the enumerated worlds")
+        actual_index = int(matches[0])
+    atoms = [f"has({p}, {c.code})" for c in deck.cards for p in players]
+    model = KripkeModel(len(origins), partitions, valuation, actual=actual_index, atoms=atoms)
+    return model, origins
+
+
+def _parse_has(name: str, history: PublicHistory) -> tuple[int, str]:
+    text = name.strip()
+    if not (text.startswith("has(") and text.endswith(")")):
+        raise KwartetError(f"atom {name!r}: expected has(player, card)")
+    parts = [x.strip() for x in text[4:-1].split(",")]
+    if len(parts) != 2 or parts[0] not in history.players:
+        raise KwartetError(f"atom {name!r}: expected has(player, card) with a player of the game")
+    return history.deck.card(parts[1]).index, parts[0]
+
+
+def explicit_holds(state: EpistemicState, formula: Formula) -> Any:
+    """Truth of any formula on the explicit model of ``state`` (see EpistemicState.holds)."""
+    model = state.kripke_model()
+    if state.viewer is None:
+        return model.holds(formula)
+    truth = model.truth_set(formula)
+    mine = state._viewer_worlds()
+    if truth[mine].all():
+        return True
+    if not truth[mine].any():
+        return False
+    from kwartet_epistemic.epistemics.state import UnknownToViewerError
+
+    raise UnknownToViewerError(
+        f"{state.viewer} cannot tell whether {formula} holds: it is true in some of "
+        f"{state.viewer}'s worlds and false in others"
+    )

@@ -91,10 +91,33 @@ def _slot_mask(history: PublicHistory, player: str) -> list[int]:
 
 
 def _partition_labels(origins: np.ndarray, slots: list[int]) -> np.ndarray:
-    mine = np.isin(origins, slots)
-    key = np.where(mine, origins, -1)
-    _, labels = np.unique(key, axis=0, return_inverse=True)
-    return labels.reshape(-1)
+    """One label per world: equal iff the worlds agree on which cards came from each of
+    ``slots`` (a player's hand and draws).  Rows are keyed by bit masks, one 1-D
+    factorisation per slot, which is far faster than a row-wise unique."""
+    labels = np.zeros(len(origins), dtype=np.int64)
+    weights = [1 << c for c in range(origins.shape[1])]
+    for slot in slots:
+        if origins.shape[1] <= 62:
+            key = (origins == slot).astype(np.int64) @ np.array(weights, dtype=np.int64)
+        else:  # wider decks: factorise the two halves separately
+            half = origins.shape[1] // 2
+            low = (origins[:, :half] == slot).astype(np.int64) @ np.array(
+                weights[:half], dtype=np.int64
+            )
+            high = (origins[:, half:] == slot).astype(np.int64) @ np.array(
+                [1 << c for c in range(origins.shape[1] - half)], dtype=np.int64
+            )
+            _, low_labels = np.unique(low, return_inverse=True)
+            _, high_labels = np.unique(high, return_inverse=True)
+            key = low_labels.reshape(-1) * (
+                int(high_labels.max(initial=0)) + 1
+            ) + high_labels.reshape(-1)
+        _, slot_labels = np.unique(key, return_inverse=True)
+        slot_labels = slot_labels.reshape(-1)
+        combined = labels * (int(slot_labels.max(initial=0)) + 1) + slot_labels
+        _, labels = np.unique(combined, return_inverse=True)
+        labels = labels.reshape(-1).astype(np.int64)
+    return labels
 
 
 def build_model(

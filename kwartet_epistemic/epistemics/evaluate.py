@@ -61,6 +61,12 @@ def evaluate(state: EpistemicState, formula: Any) -> bool:
     f = parse(formula) if isinstance(formula, str) else formula
     if not isinstance(f, Formula):
         raise KwartetError(f"formula {formula!r}: expected a Formula or formula text")
+    if state.engine == "symbolic":
+        return bool(state._symbolic().holds(f))
+    if state.engine == "explicit":
+        from kwartet_epistemic.epistemics.explicit import explicit_holds
+
+        return bool(explicit_holds(state, f))
     if state.viewer is not None:
         return _evaluate_for_viewer(state, f)
     return _truth(state, f)
@@ -212,14 +218,15 @@ def _dnf(state: EpistemicState, f: Formula, positive: bool) -> list[frozenset[Li
 
 
 def _fallback(state: EpistemicState, f: Formula) -> bool:
-    """Nested modalities, C and announcements: the explicit engine at teaching sizes."""
-    try:
-        from kwartet_epistemic.epistemics.explicit import explicit_holds
-    except ImportError:  # pragma: no cover - the explicit bridge ships with the package
-        explicit_holds = None
-    if explicit_holds is not None:
-        return explicit_holds(state, f)
-    raise UnsupportedFormulaError(
-        f"formula {f}: nested knowledge, common knowledge and announcements need the "
-        "explicit or symbolic engine"
-    )
+    """Nested modalities, C and announcements: the explicit engine at teaching sizes, the
+    symbolic engine beyond."""
+    from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT, explicit_holds
+
+    if state.count_worlds() <= EXPLICIT_LIMIT // 4:
+        return bool(explicit_holds(state, f))
+    if state.engine == "counting":
+        raise UnsupportedFormulaError(
+            f"formula {f}: the counting engine answers K, M, Kw, E and D of propositional "
+            "formulas; use engine='auto' or 'symbolic' for nested knowledge, C and announcements"
+        )
+    return bool(state._symbolic().holds(f))

@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import weakref
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +56,9 @@ class SymbolicKwartet:
     each player's observation), built on a fresh BDD manager."""
 
     def __init__(self, state: EpistemicState) -> None:
-        self.state = state
+        # No reference cycles: CUDD's manager must outlive its nodes, which only plain
+        # reference counting guarantees (a garbage-collected cycle frees in any order).
+        self._state = weakref.ref(state)
         history: PublicHistory = state.history
         self.history = history
         manager = new_manager()
@@ -117,7 +120,21 @@ class SymbolicKwartet:
             own[p] = {name for (c, s), name in self.var.items() if s in slots}
         unobserved = {p: set(names) - own[p] for p in players}
         self.own = own
-        self.structure = BddKnowledgeStructure(manager, law, unobserved, self._atom, names)
+        me = weakref.ref(self)
+        self.structure = BddKnowledgeStructure(
+            manager,
+            law,
+            unobserved,
+            lambda atom: me()._atom(atom),
+            names,  # type: ignore[union-attr]
+        )
+
+    @property
+    def state(self) -> EpistemicState:
+        state = self._state()
+        if state is None:
+            raise KwartetError("the epistemic state behind this symbolic structure is gone")
+        return state
 
     # ----- encoding -----------------------------------------------------------------
 

@@ -307,6 +307,8 @@ def test_refusal_by_last_candidate_reveals_the_holder_to_everyone() -> None:
     for p in game.players:
         assert k.knows_location(p, "7D") == "C"
         assert k.holds(f"K_{p} has(C, 7D)")
+    assert k.holds("C_{A,B,C} has(C, 7D)")
+    assert not k.holds("C_{A,B,C} has(C, 7C)")
 
 
 def test_no_complete_family_rule_gives_a_deduction_that_fact_lists_miss() -> None:

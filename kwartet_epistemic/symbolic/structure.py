@@ -33,7 +33,7 @@ import copy
 import difflib
 import functools
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -99,15 +99,46 @@ class UnknownAgentError(ModelError):
     """A formula names an agent that the structure does not have."""
 
 
-def _canonical_ids(root: Formula) -> dict[int, int]:
-    """Number the distinct subformulas of ``root`` so equal subtrees share a number.
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
-    Keys are ``id()`` of the node objects (alive as long as ``root`` is).  Numbering
-    bottom-up with shallow keys costs one pass, where hashing the dataclasses would
-    rehash whole subtrees at every lookup (and recurse on deep conjunctions).
+# Operation codes of compiled formulas, one per formula class.
+_TOP, _BOTTOM, _ATOM, _NOT, _AND, _OR, _IMPLIES, _IFF = range(8)
+_K, _M, _KW, _E, _D, _C, _ANNOUNCE, _ANNOUNCE_DUAL = range(8, 16)
+_OPCODES: dict[type, int] = {
+    Top: _TOP, Bottom: _BOTTOM, Atom: _ATOM, Not: _NOT, And: _AND, Or: _OR,
+    Implies: _IMPLIES, Iff: _IFF, K: _K, M: _M, Kw: _KW, E: _E, D: _D, C: _C,
+    Announce: _ANNOUNCE, AnnounceDual: _ANNOUNCE_DUAL,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Program:
+    """A formula as a DAG of distinct subformulas, numbered children first.
+
+    ``nodes[i]`` is a representative of subformula i, ``opcodes[i]`` its operation and
+    ``children[i]`` the numbers of its parts (in the order of ``args``); the root is
+    the last number.  Equal subtrees share a number, so each is evaluated once per law.
     """
-    numbers: dict[int, int] = {}
+
+    nodes: tuple[Formula, ...]
+    opcodes: tuple[int, ...]
+    children: tuple[tuple[int, ...], ...]
+    agents: frozenset[str]
+
+
+def _compile(root: Formula) -> _Program:
+    """Number the distinct subformulas of ``root`` bottom-up, without recursion.
+
+    Keys are shallow (a node's class, its non-formula fields and its children's
+    numbers), so the pass is linear; hashing the dataclasses instead would rehash
+    whole subtrees at every lookup, and recurse on deep conjunctions.
+    """
+    numbers: dict[int, int] = {}  # id() of node objects, alive as long as root is
     table: dict[tuple[Any, ...], int] = {}
+    nodes: list[Formula] = []
+    opcodes: list[int] = []
+    children: list[tuple[int, ...]] = []
+    agents: set[str] = set()
     stack: list[tuple[Formula, bool]] = [(root, False)]
     while stack:
         node, expanded = stack.pop()
@@ -117,12 +148,79 @@ def _canonical_ids(root: Formula) -> dict[int, int]:
             stack.append((node, True))
             stack.extend((child, False) for child in node.args if id(child) not in numbers)
             continue
-        key = (type(node),) + tuple(
+        kind = type(node)
+        opcode = _OPCODES.get(kind)
+        if opcode is None:
+            raise ModelError(f"unsupported formula type {kind.__name__}: {node!r}")
+        names = _FIELD_NAMES.get(kind)
+        if names is None:
+            names = _FIELD_NAMES.setdefault(kind, tuple(f.name for f in fields(node)))
+        key = (kind,) + tuple(
             ("f", numbers[id(value)]) if isinstance(value, Formula) else value
-            for value in (getattr(node, field.name) for field in fields(node))
+            for value in (getattr(node, name) for name in names)
         )
-        numbers[id(node)] = table.setdefault(key, len(table))
-    return numbers
+        number = table.get(key)
+        if number is None:
+            number = table[key] = len(nodes)
+            nodes.append(node)
+            opcodes.append(opcode)
+            children.append(tuple(numbers[id(child)] for child in node.args))
+            if isinstance(node, K | M | Kw):
+                agents.add(node.agent)
+            elif isinstance(node, E | C | D):
+                agents.update(node.group)
+        numbers[id(node)] = number
+    # No proper subtree equals the whole tree, so the root got the last number.
+    return _Program(tuple(nodes), tuple(opcodes), tuple(children), frozenset(agents))
+
+
+class _RecentByIdentity:
+    """The last few values computed for formula objects, found by object identity.
+
+    Identity rather than equality: it is what repeated queries present (a formula
+    built once and asked in a loop, or text, parsed once by :func:`_formula_of`), and
+    comparing distinct but equal formulas can cost far more than recomputing.  Each
+    entry keeps its formula alive, so its ``id()`` cannot be reused while stored.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._entries: dict[int, tuple[Formula, Any]] = {}
+
+    def get(self, formula: Formula) -> Any | None:
+        entry = self._entries.get(id(formula))
+        return entry[1] if entry is not None and entry[0] is formula else None
+
+    def put(self, formula: Formula, value: Any) -> None:
+        if len(self._entries) >= self._capacity:
+            self._entries.pop(next(iter(self._entries)))
+        self._entries[id(formula)] = (formula, value)
+
+
+_PROGRAMS = _RecentByIdentity(512)
+_PARSED: dict[str, Formula] = {}
+_REMEMBERED_TEXTS = 512
+
+
+def _program_of(formula: Formula) -> _Program:
+    program: _Program | None = _PROGRAMS.get(formula)
+    if program is None:
+        program = _compile(formula)
+        _PROGRAMS.put(formula, program)
+    return program
+
+
+def _formula_of(formula: FormulaLike) -> Formula:
+    """The formula, parsing text once per distinct text (so caches see one object)."""
+    if not isinstance(formula, str):
+        return as_formula(formula)
+    parsed = _PARSED.get(formula)
+    if parsed is None:
+        parsed = as_formula(formula)
+        if len(_PARSED) >= _REMEMBERED_TEXTS:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[formula] = parsed
+    return parsed
 
 
 def _unique_nodes(root: Formula) -> Iterator[Formula]:
@@ -234,7 +332,7 @@ class BddKnowledgeStructure:
         self._unobserved: Mapping[str, frozenset[str]] = MappingProxyType(hidden)
         self._atom_bdd = atom_bdd
         self._count_vars = counted
-        self._results: dict[Formula, Bdd] = {}
+        self._results = _RecentByIdentity(_REMEMBERED_RESULTS)
 
     # ----------------------------------------------------------------- properties
 
@@ -282,7 +380,7 @@ class BddKnowledgeStructure:
         >>> ks.bdd("K_A q") == ks.bdd("~p & q")
         True
         """
-        return self._law & self._truth(as_formula(formula))
+        return self._law & self._truth(_formula_of(formula))
 
     @_plain_errors
     def is_valid(self, formula: FormulaLike) -> bool:
@@ -291,7 +389,7 @@ class BddKnowledgeStructure:
         >>> KnowledgeStructure(["p"], "top", {"A": []}).is_valid("K_A p | K_A ~p")
         False
         """
-        return (self._law & ~self._truth(as_formula(formula))) == self._manager.false
+        return (self._law & ~self._truth(_formula_of(formula))) == self._manager.false
 
     @_plain_errors
     def is_satisfiable(self, formula: FormulaLike) -> bool:
@@ -300,7 +398,7 @@ class BddKnowledgeStructure:
         >>> KnowledgeStructure(["p"], "top", {"A": ["p"]}).is_satisfiable("K_A p")
         True
         """
-        return (self._law & self._truth(as_formula(formula))) != self._manager.false
+        return (self._law & self._truth(_formula_of(formula))) != self._manager.false
 
     @_plain_errors
     def count_states(self, formula: FormulaLike | None = None) -> int:
@@ -322,7 +420,7 @@ class BddKnowledgeStructure:
         True
         """
         values = self._check_assignment(assignment)
-        truth = self._manager.let(values, self._truth(as_formula(formula)))
+        truth = self._manager.let(values, self._truth(_formula_of(formula)))
         return bool(truth == self._manager.true)
 
     @_plain_errors
@@ -360,7 +458,7 @@ class BddKnowledgeStructure:
         >>> ks.announce("p -> q").count_states()
         3
         """
-        announced = as_formula(formula)
+        announced = _formula_of(formula)
         law = self._law & self._truth(announced)
         if law == self._manager.false:
             raise FalseAnnouncementError(
@@ -368,10 +466,28 @@ class BddKnowledgeStructure:
             )
         return self._with_law(law)
 
+    @_plain_errors
+    def restrict(self, states: Bdd) -> BddKnowledgeStructure:
+        """The structure whose law is ``law ∧ states``: an announcement given as a BDD.
+
+        For encodings that compute what an announcement leaves more directly than by
+        evaluating a formula.  Like :meth:`announce`, refuses to leave no state.
+
+        >>> ks = KnowledgeStructure(["p", "q"], "top", {"A": ["p"]})
+        >>> ks.restrict(ks.manager.var("p")).count_states()
+        2
+        """
+        if id(getattr(states, "bdd", None)) != id(self._manager):
+            raise ModelError(f"{states!r} is not a BDD node of this structure's manager")
+        law = self._law & states
+        if law == self._manager.false:
+            raise FalseAnnouncementError("the restriction leaves no state")
+        return self._with_law(law)
+
     def _with_law(self, law: Bdd) -> BddKnowledgeStructure:
         twin = copy.copy(self)
         twin._law = law
-        twin._results = {}
+        twin._results = _RecentByIdentity(_REMEMBERED_RESULTS)
         return twin
 
     # ---------------------------------------------------------------- evaluation
@@ -385,119 +501,109 @@ class BddKnowledgeStructure:
             raise ModelError(f"{values} is not a state of this structure: it violates the law")
         return values
 
-    def _check_agents(self, formula: Formula) -> None:
-        for agent in sorted(formula.agents()):
-            if agent not in self._unobserved:
-                raise UnknownAgentError(
-                    f"unknown agent {agent!r} in {str(formula)!r}: expected one of "
-                    f"{sorted(self._unobserved)}"
-                )
-
     def _truth(self, formula: Formula) -> Bdd:
         """A BDD that agrees with the formula's truth on the states of the law.
 
         Outside the law its value is unspecified (it is what the operators happen to
         give); every public query masks it with the law.
         """
-        try:
-            remembered = self._results.get(formula)
-        except RecursionError:  # too deep to hash: evaluate without remembering
-            return self._evaluate(formula, self._law)
+        remembered = self._results.get(formula)
         if remembered is not None:
             return remembered
-        self._check_agents(formula)
         result = self._evaluate(formula, self._law)
-        if len(self._results) >= _REMEMBERED_RESULTS:
-            self._results.pop(next(iter(self._results)))
-        self._results[formula] = result
+        self._results.put(formula, result)
         return result
 
     def _evaluate(self, root: Formula, law: Bdd) -> Bdd:
         """Evaluate with an explicit work stack, caching each (subformula, law) pair."""
-        numbers = _canonical_ids(root)
+        program = _program_of(root)
+        for agent in sorted(program.agents):
+            if agent not in self._unobserved:
+                raise UnknownAgentError(
+                    f"unknown agent {agent!r} in {str(root)!r}: expected one of "
+                    f"{sorted(self._unobserved)}"
+                )
         cache: dict[tuple[int, Bdd], Bdd] = {}
-        needed: list[tuple[Formula, Bdd]] = []
+        needed: list[tuple[int, Bdd]] = []
 
-        def value(child: Formula, child_law: Bdd) -> Bdd | None:
-            found = cache.get((numbers[id(child)], child_law))
+        def value(number: int, part_law: Bdd) -> Bdd | None:
+            found = cache.get((number, part_law))
             if found is None:
-                needed.append((child, child_law))
+                needed.append((number, part_law))
             return found
 
-        stack: list[tuple[Formula, Bdd]] = [(root, law)]
+        root_number = len(program.nodes) - 1
+        stack: list[tuple[int, Bdd]] = [(root_number, law)]
         while stack:
-            node, node_law = stack[-1]
-            key = (numbers[id(node)], node_law)
+            key = stack[-1]
             if key in cache:
                 stack.pop()
                 continue
             needed.clear()
-            result = self._step(node, node_law, value)
+            number, node_law = key
+            result = self._step(program, number, node_law, value)
             if result is None:
                 stack.extend(needed)
             else:
                 cache[key] = result
                 stack.pop()
-        return cache[(numbers[id(root)], law)]
+        return cache[root_number, law]
 
     def _step(
-        self, node: Formula, law: Bdd, value: Callable[[Formula, Bdd], Bdd | None]
+        self,
+        program: _Program,
+        number: int,
+        law: Bdd,
+        value: Callable[[int, Bdd], Bdd | None],
     ) -> Bdd | None:
-        """The BDD of ``node`` under ``law`` if its parts are known, else ``None``.
+        """The BDD of subformula ``number`` under ``law`` if its parts are known.
 
-        ``value`` returns a part's BDD, or ``None`` after asking for it to be computed.
+        ``value`` returns a part's BDD, or ``None`` after asking for it to be computed;
+        then this returns ``None`` too and is called again later.
         """
-        manager = self._manager
-        match node:
-            case Top():
-                return manager.true
-            case Bottom():
-                return manager.false
-            case Atom():
-                return self._atom_bdd(node)
-            case Announce() | AnnounceDual():
-                announced = value(node.announced, law)
-                if announced is None:
-                    return None
-                inner = value(node.operand, law & announced)
-                if inner is None:
-                    return None
-                if isinstance(node, Announce):
-                    return ~announced | inner
-                return announced & inner
-            case And() | Or() | Implies() | Iff():
-                left, right = value(node.left, law), value(node.right, law)
-                if left is None or right is None:
-                    return None
-                if isinstance(node, And):
-                    return left & right
-                if isinstance(node, Or):
-                    return left | right
-                if isinstance(node, Implies):
-                    return ~left | right
-                return left.equiv(right)
-        if not isinstance(node, Not | K | M | Kw | E | D | C):
-            raise ModelError(f"unsupported formula type {type(node).__name__}: {node!r}")
-        operand = value(node.operand, law)
+        opcode = program.opcodes[number]
+        node = program.nodes[number]
+        parts = program.children[number]
+        if opcode <= _ATOM:
+            if opcode == _ATOM:
+                return self._atom_bdd(node)  # type: ignore[arg-type]
+            return self._manager.true if opcode == _TOP else self._manager.false
+        if opcode >= _ANNOUNCE:
+            announced = value(parts[0], law)
+            if announced is None:
+                return None
+            inner = value(parts[1], law & announced)
+            if inner is None:
+                return None
+            return (~announced | inner) if opcode == _ANNOUNCE else (announced & inner)
+        if opcode <= _IFF and opcode != _NOT:
+            left, right = value(parts[0], law), value(parts[1], law)
+            if left is None or right is None:
+                return None
+            if opcode == _AND:
+                return left & right
+            if opcode == _OR:
+                return left | right
+            return (~left | right) if opcode == _IMPLIES else left.equiv(right)
+        operand = value(parts[0], law)
         if operand is None:
             return None
-        match node:
-            case Not():
-                return ~operand
-            case K():
-                return self._knows(self._unobserved[node.agent], law, operand)
-            case M():
-                return and_exists(law, operand, self._unobserved[node.agent])
-            case Kw():
-                hidden = self._unobserved[node.agent]
-                return self._knows(hidden, law, operand) | self._knows(hidden, law, ~operand)
-            case E():
-                return self._everybody_knows(node.group, law, operand)
-            case D():
-                pooled = frozenset.intersection(*(self._unobserved[a] for a in node.group))
-                return self._knows(pooled, law, operand)
-        assert isinstance(node, C)
-        return self._common_knowledge(node.group, law, operand)
+        if opcode == _NOT:
+            return ~operand
+        if opcode in (_K, _M, _KW):
+            hidden = self._unobserved[node.agent]  # type: ignore[attr-defined]
+            if opcode == _K:
+                return self._knows(hidden, law, operand)
+            if opcode == _M:
+                return and_exists(law, operand, hidden)
+            return self._knows(hidden, law, operand) | self._knows(hidden, law, ~operand)
+        group: tuple[str, ...] = node.group  # type: ignore[attr-defined]
+        if opcode == _E:
+            return self._everybody_knows(group, law, operand)
+        if opcode == _D:
+            pooled = frozenset.intersection(*(self._unobserved[a] for a in group))
+            return self._knows(pooled, law, operand)
+        return self._common_knowledge(group, law, operand)
 
     def _knows(self, hidden: frozenset[str], law: Bdd, target: Bdd) -> Bdd:
         # K_a φ = ¬∃hidden(law ∧ ¬φ): no indistinguishable law state refutes φ.
@@ -591,7 +697,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
 
         law_formula: Formula | None = None
         if not law_is_bdd:
-            law_formula = as_formula(law)
+            law_formula = _formula_of(law)
             for node in _unique_nodes(law_formula):
                 if not isinstance(node, _PROPOSITIONAL):
                     raise ModelError(
@@ -663,7 +769,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
         >>> after.count_states(), after.holds("K_1 m1", {"m1"})
         (3, True)
         """
-        announced = as_formula(formula)
+        announced = _formula_of(formula)
         if actual is not None and not self.holds(announced, actual):
             raise FalseAnnouncementError(
                 f"cannot announce {str(announced)!r}: it is false at the actual state "

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.errors import KwartetError
+from kwartet_epistemic.game import Game
 from kwartet_epistemic.logic import (
     And,
     Atom,
@@ -80,7 +81,9 @@ def _truth(state: EpistemicState, f: Formula) -> bool:
         return False
     if isinstance(f, Atom):
         card, player = _atom(state, f)
-        return state._source.hand(player).__contains__(state.deck.cards[card])  # type: ignore[union-attr]
+        game = state._source
+        assert isinstance(game, Game)  # a view-based state never comes here
+        return state.deck.cards[card] in game.hand(player)
     if isinstance(f, Not):
         return not _truth(state, f.operand)
     if isinstance(f, And):

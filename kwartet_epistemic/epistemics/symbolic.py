@@ -121,13 +121,14 @@ class SymbolicKwartet:
         unobserved = {p: set(names) - own[p] for p in players}
         self.own = own
         me = weakref.ref(self)
-        self.structure = BddKnowledgeStructure(
-            manager,
-            law,
-            unobserved,
-            lambda atom: me()._atom(atom),
-            names,  # type: ignore[union-attr]
-        )
+
+        def atom_bdd(atom: Atom) -> Any:
+            owner = me()
+            if owner is None:
+                raise KwartetError("the symbolic structure behind this atom is gone")
+            return owner._atom(atom)
+
+        self.structure = BddKnowledgeStructure(manager, law, unobserved, atom_bdd, names)
 
     @property
     def state(self) -> EpistemicState:

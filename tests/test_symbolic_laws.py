@@ -258,3 +258,20 @@ def test_common_knowledge_of_an_announced_fact_when_everyone_sees_it(
     ks = build(states, observed, backend)
     assert ks.is_valid(Announce(Atom("p") | Atom("q"), C(AGENTS, Atom("p") | Atom("q"))))
     assert ks.is_valid(Announce(phi, Top()))
+
+
+# ---------------------------------------------------------------- the explicit engine
+
+
+@SETTINGS
+@given(states=laws, observed=observations, formula=formulas)
+def test_explicit_kripke_model_of_a_structure_agrees_in_every_state(
+    backend: str, states: frozenset[State], observed: Observed, formula: Formula
+) -> None:
+    ks = build(states, observed, backend)
+    ordered = list(ks.states())
+    model = ks.to_kripke(ordered[-1])
+    assert model.n_worlds == len(ordered)
+    assert model.world_name(model.actual) == "{" + ", ".join(sorted(ordered[-1])) + "}"
+    explicit = model.truth_set(formula).tolist()
+    assert explicit == [ks.holds(formula, state) for state in ordered], str(formula)

@@ -12,8 +12,7 @@ child sees every other forehead but not its own.
 2
 
 Russian cards: cards 0..6 dealt three to Alice, three to Bob and one to Cath; atom
-``a3`` says Alice holds card 3 (``b3`` Bob, ``c3`` Cath) and each agent observes its
-own atoms.
+``has(Alice, 3)`` says Alice holds card 3, and each agent observes its own atoms.
 
 >>> ks = russian_cards_structure()
 >>> ks.count_states()
@@ -38,6 +37,7 @@ from kwartet_epistemic.logic.formula import (
     Not,
     conjunction,
     disjunction,
+    has,
 )
 from kwartet_epistemic.symbolic.structure import KnowledgeStructure
 
@@ -161,26 +161,27 @@ _HAND_SIZES = {"Alice": 3, "Bob": 3, "Cath": 1}
 
 
 def russian_cards_atom(agent: str, card: int) -> Atom:
-    """The atom "agent holds card": ``a3`` for Alice and card 3, ``b``/``c`` likewise.
+    """The atom "agent holds card", e.g. ``has(Cath, 6)``.
 
     >>> russian_cards_atom("Cath", 6)
-    Atom(name='c6')
+    Atom(name='has(Cath, 6)')
     """
     if agent not in RUSSIAN_CARDS_AGENTS:
         raise ModelError(f"unknown agent {agent!r}: expected one of {RUSSIAN_CARDS_AGENTS}")
     if card not in RUSSIAN_CARDS_CARDS:
         raise ModelError(f"unknown card {card!r}: expected one of 0..6")
-    return Atom(f"{agent[0].lower()}{card}")
+    return has(agent, card)
 
 
 def russian_cards_structure(*, backend: str = "auto") -> KnowledgeStructure:
     """All 140 deals of seven cards (3 to Alice, 3 to Bob, 1 to Cath).
 
-    The variable order is card by card (``a0 b0 c0 a1 ...``), which keeps the
-    one-owner-per-card constraints local.
+    The variable order is card by card (``has(Alice, 0)``, ``has(Bob, 0)``,
+    ``has(Cath, 0)``, ``has(Alice, 1)``, ...), which keeps the one-owner-per-card
+    constraints local.
 
     >>> ks = russian_cards_structure()
-    >>> ks.is_valid("K_Cath c6 | ~c6"), ks.is_valid("K_Bob c6")
+    >>> ks.is_valid("K_Cath has(Cath, 6) | ~has(Cath, 6)"), ks.is_valid("K_Bob has(Cath, 6)")
     (True, False)
     """
     vocabulary = [
@@ -226,8 +227,8 @@ def russian_cards_deal(
 ) -> frozenset[str]:
     """The state of a deal, e.g. Alice 012, Bob 345, Cath 6.
 
-    >>> sorted(russian_cards_deal((0, 1, 2), (3, 4, 5), (6,)))
-    ['a0', 'a1', 'a2', 'b3', 'b4', 'b5', 'c6']
+    >>> sorted(russian_cards_deal((0, 1, 2), (3, 4, 5), (6,)))[:4]
+    ['has(Alice, 0)', 'has(Alice, 1)', 'has(Alice, 2)', 'has(Bob, 3)']
     """
     hands = {"Alice": tuple(alice), "Bob": tuple(bob), "Cath": tuple(cath)}
     dealt = [card for hand in hands.values() for card in hand]
@@ -245,8 +246,8 @@ def russian_cards_deal(
 def russian_cards_alice_says(hands: Iterable[Iterable[int]]) -> Formula:
     """Alice's announcement "my hand is one of these": ``K_Alice`` of the disjunction.
 
-    >>> str(russian_cards_alice_says([(0, 1, 2)]))
-    'K_Alice (a0 & a1 & a2 & ~a3 & ~a4 & ~a5 & ~a6)'
+    >>> str(russian_cards_alice_says([(0, 2, 4), (1, 2, 3)]))[:48]
+    'K_Alice (has(Alice, 0) & ~has(Alice, 1) & has(Al'
     """
     options = [tuple(hand) for hand in hands]
     if not options or any(

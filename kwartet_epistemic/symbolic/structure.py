@@ -780,29 +780,37 @@ class KnowledgeStructure(BddKnowledgeStructure):
         return result
 
     @_plain_errors
-    def to_kripke(self, actual_state: Iterable[str | Atom]) -> KripkeModel:
+    def to_kripke(self, actual_state: Iterable[str | Atom], *, limit: int = 100_000) -> KripkeModel:
         """The explicit Kripke model of this structure, pointed at ``actual_state``.
 
-        Worlds are the states (in the order of :meth:`states`), each agent's partition
-        groups states that agree on its observed atoms, and the valuation is the
-        state itself.  For small structures only.
+        Worlds are the states, in the order of :meth:`states` and named by their true
+        atoms; an agent's partition groups the states that agree on the atoms it
+        observes; the valuation is the state itself.  Refuses above ``limit`` states.
+
+        >>> ks = KnowledgeStructure(["p", "q"], "p | q", {"A": ["p"], "B": ["q"]})
+        >>> model = ks.to_kripke({"p"})
+        >>> model.n_worlds, model.world_name(model.actual), model.holds("K_A p & ~K_A q & K_B p")
+        (3, '{p}', True)
         """
         from kwartet_epistemic.kripke import KripkeModel
 
-        actual = frozenset(self._assignment_of(actual_state).items())
-        states = list(self.states())
-        index = {frozenset((n, n in s) for n in self._vocabulary): i for i, s in enumerate(states)}
-        partitions: dict[str, list[list[int]]] = {}
+        actual = frozenset(
+            name for name, value in self._assignment_of(actual_state).items() if value
+        )
+        if not self.holds("top", actual):  # refuses a state outside the law
+            raise ModelError(f"{sorted(actual)} is not a state of this structure")
+        states = list(self.states(limit=limit))
+        labels: dict[str, list[int]] = {}
         for agent, visible in self._observed.items():
-            cells: dict[frozenset[str], list[int]] = {}
-            for i, state in enumerate(states):
-                cells.setdefault(state & visible, []).append(i)
-            partitions[agent] = list(cells.values())
-        return KripkeModel(  # type: ignore[call-arg]
-            worlds=len(states),
-            partitions=partitions,
-            valuation={name: [name in s for s in states] for name in self._vocabulary},
-            actual=index[actual],
+            cells: dict[frozenset[str], int] = {}
+            labels[agent] = [cells.setdefault(state & visible, len(cells)) for state in states]
+        return KripkeModel(
+            len(states),
+            labels,
+            {name: [name in state for state in states] for name in self._vocabulary},
+            actual=states.index(actual),
+            world_names=["{" + ", ".join(sorted(state)) + "}" for state in states],
+            atoms=self._vocabulary,
         )
 
     def _assignment_of(self, state: Iterable[str | Atom]) -> dict[str, bool]:

@@ -144,6 +144,21 @@ __all__ += [
 ]
 
 # --- symbolic (issue 4) ---
+from kwartet_epistemic import symbolic  # noqa: E402
+from kwartet_epistemic.symbolic import (  # noqa: E402
+    BddKnowledgeStructure,
+    KnowledgeStructure,
+    UnknownAgentError,
+    UnknownAtomError,
+)
+
+__all__ += [
+    "BddKnowledgeStructure",
+    "KnowledgeStructure",
+    "UnknownAgentError",
+    "UnknownAtomError",
+    "symbolic",
+]
 
 # --- epistemics (issue 4) ---
 from kwartet_epistemic.epistemics import (  # noqa: E402

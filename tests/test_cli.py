@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -55,12 +56,16 @@ def test_no_subcommand_prints_usage_and_fails(
 
 
 def test_the_installed_entry_point_runs() -> None:
+    script = shutil.which("kwartet")  # installed by pip install -e . ([project.scripts])
+    command = [script] if script else [sys.executable, "-m", "kwartet_epistemic.cli"]
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from kwartet_epistemic.cli import main; "
-         "sys.exit(main(['demo', '--seed', '1']))"],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        [*command, "demo", "--seed", "1"], capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0 and "Game over" in done.stdout
+    bad = subprocess.run(
+        [*command, "simulate", "--rules", "poker"], capture_output=True, text=True, timeout=60
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("kwartet: error: rule preset 'poker'")
 
 
 # ----- demo ---------------------------------------------------------------------------

@@ -129,9 +129,9 @@ class _Program:
 def _compile(root: Formula) -> _Program:
     """Number the distinct subformulas of ``root`` bottom-up, without recursion.
 
-    Keys are shallow (a node's class, its non-formula fields and its children's
-    numbers), so the pass is linear; hashing the dataclasses instead would rehash
-    whole subtrees at every lookup, and recurse on deep conjunctions.
+    Keys are shallow (a node's class, its other fields and its children's numbers),
+    so the pass is linear even when equal subtrees are distinct objects, where
+    comparing formulas structurally can cost far more.
     """
     numbers: dict[int, int] = {}  # id() of node objects, alive as long as root is
     table: dict[tuple[Any, ...], int] = {}
@@ -154,7 +154,9 @@ def _compile(root: Formula) -> _Program:
             raise ModelError(f"unsupported formula type {kind.__name__}: {node!r}")
         names = _FIELD_NAMES.get(kind)
         if names is None:
-            names = _FIELD_NAMES.setdefault(kind, tuple(f.name for f in fields(node)))
+            names = _FIELD_NAMES.setdefault(
+                kind, tuple(f.name for f in fields(node) if not f.name.startswith("_"))
+            )
         key = (kind,) + tuple(
             ("f", numbers[id(value)]) if isinstance(value, Formula) else value
             for value in (getattr(node, name) for name in names)
@@ -278,7 +280,7 @@ class BddKnowledgeStructure:
         count_vars: the variables that make up a state; counting and enumeration are
             over assignments to them (the law must not depend on other variables).
 
-    >>> from kwartet_epistemic.logic import Atom, K, parse
+    >>> from kwartet_epistemic.logic import Atom, parse
     >>> from kwartet_epistemic.symbolic.backend import new_manager
     >>> manager = new_manager()
     >>> manager.declare("x", "y")

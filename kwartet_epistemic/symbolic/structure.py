@@ -35,7 +35,7 @@ import functools
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from kwartet_epistemic.errors import (
     FalseAnnouncementError,
@@ -449,7 +449,7 @@ class BddKnowledgeStructure:
     # ---------------------------------------------------------------- updates
 
     @_plain_errors
-    def announce(self, formula: FormulaLike) -> BddKnowledgeStructure:
+    def announce(self, formula: FormulaLike) -> Self:
         """The structure after a public announcement: the law becomes ``law ∧ φ``.
 
         The announced formula is evaluated in this structure; the result shares the
@@ -469,7 +469,7 @@ class BddKnowledgeStructure:
         return self._with_law(law)
 
     @_plain_errors
-    def restrict(self, states: Bdd) -> BddKnowledgeStructure:
+    def restrict(self, states: Bdd) -> Self:
         """The structure whose law is ``law ∧ states``: an announcement given as a BDD.
 
         For encodings that compute what an announcement leaves more directly than by
@@ -486,7 +486,7 @@ class BddKnowledgeStructure:
             raise FalseAnnouncementError("the restriction leaves no state")
         return self._with_law(law)
 
-    def _with_law(self, law: Bdd) -> BddKnowledgeStructure:
+    def _with_law(self, law: Bdd) -> Self:
         twin = copy.copy(self)
         twin._law = law
         twin._results = _RecentByIdentity(_REMEMBERED_RESULTS)
@@ -758,9 +758,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
         )
 
     @_plain_errors
-    def announce(
-        self, formula: FormulaLike, *, actual: Iterable[str | Atom] | None = None
-    ) -> KnowledgeStructure:
+    def announce(self, formula: FormulaLike, *, actual: Iterable[str | Atom] | None = None) -> Self:
         """The structure after a public announcement: the law becomes ``law ∧ φ``.
 
         With ``actual`` (a state), announcing a formula false there raises
@@ -777,9 +775,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
                 f"cannot announce {str(announced)!r}: it is false at the actual state "
                 f"{sorted(_atom_name(a) for a in actual)}"
             )
-        result = super().announce(announced)
-        assert isinstance(result, KnowledgeStructure)
-        return result
+        return super().announce(announced)
 
     @_plain_errors
     def to_kripke(self, actual_state: Iterable[str | Atom], *, limit: int = 100_000) -> KripkeModel:

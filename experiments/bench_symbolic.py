@@ -13,7 +13,9 @@ Russian cards: build the 140 deals, announce Alice's five hands, check that it i
 common knowledge that Bob knows her hand and Cath knows no card.  With
 ``--all-announcements`` also count, among all 46,376 announcements of five hands that
 contain Alice's actual hand 012, those that make SMCDEL's two-step plan succeed (see
-``count_good_announcements``).
+``count_good_announcements``); with no pruning of the candidates this finds 60, the
+five-hand share of the 102 good announcements (5, 6 or 7 hands) of van Ditmarsch,
+"The Russian cards problem", Studia Logica 75(1), 2003.
 
 Run:  python experiments/bench_symbolic.py [--sizes 10 20 40] [--repeat 3]
 """

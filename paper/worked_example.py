@@ -18,6 +18,7 @@ from pathlib import Path
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PublicHistory
+from kwartet_epistemic.events import Answered
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "reference_positions.json"
 HANDS = {
@@ -127,7 +128,8 @@ def main() -> None:
     before = known(auto, game)
     for number, (asker, target, card, answer) in enumerate(ASKS, start=1):
         events = game.ask(target, card, asker=asker)
-        assert events[1].has_card == (answer == "yes")
+        reply = events[1]
+        assert isinstance(reply, Answered) and reply.has_card == (answer == "yes")
         line = " ".join(e.sentence() for e in events[:2])
         numbers = counts(states, players)
         print(f"\n{number}. {line}")

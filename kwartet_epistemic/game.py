@@ -117,6 +117,8 @@ class PlayerView:
     record: tuple[Event, ...]
     stock_size: int
     middle: tuple[Card | None, ...]
+    may_turn_over: bool = False
+    """Memory Kwartet: whether the player to move may still turn over a middle card."""
 
     @property
     def is_over(self) -> bool:
@@ -576,6 +578,11 @@ class Game:
             record=record,
             stock_size=len(self._stock),
             middle=self.middle,
+            may_turn_over=(
+                self._to_move is not None
+                and not self._turned_this_turn
+                and not all(self._middle_up)
+            ),
         )
 
     def legal_asks(self) -> list[Ask]:
@@ -850,7 +857,9 @@ class Game:
             holders = [(seat + k) % n for k in range(n) if self._hands[(seat + k) % n]]
             seat = holders[0] if holders else seat
             self._draw(seat)
-        if candidate != self._to_move:
+        # A refusal always ends the turn, even when it comes back to the asker because
+        # nobody else can ask: that is a new turn (Memory Kwartet may turn a card again).
+        if candidate != self._to_move or reason == "refusal":
             if candidate == seat:
                 why = reason or "turn"
             else:

@@ -134,7 +134,9 @@ def check_turn(game: kw.Game, mover: str, events: list[kw.Event]) -> None:
         return  # nobody could ask, so the stock dealt cards out: no turn choice to check
     assert game.to_move == first_able_from(game, due)
     passed = [e for e in events if isinstance(e, kw.TurnPassed)]
-    assert bool(passed) == (game.to_move != mover)
+    # A refusal (without a bonus turn) always starts a new turn, even if nobody else can
+    # ask and the turn comes back to the asker.
+    assert bool(passed) == (game.to_move != mover or (refused and due != seat))
     if passed:
         assert passed[-1].player == game.to_move
 

@@ -134,6 +134,9 @@ def main() -> None:
         numbers = counts(states, players)
         print(f"\n{number}. {line}")
         print(f"   {header} = {' / '.join(map(str, numbers))}")
+        ignoring = [without_no_complete_family_rule(game, q) for q in (None, *players)]
+        if ignoring != numbers:
+            print(f"   without the no-complete-family rule: {' / '.join(map(str, ignoring))}")
         after = known(auto, game)
         history = auto.history
         for p in players:
@@ -162,10 +165,6 @@ def main() -> None:
         listed = ", ".join(f"{c}@{h}" for c, h in sorted(before[p].items()))
         print(f"  {p} knows: {listed}")
     final = counts(states, players)
-    print(
-        "\nWithout the no-complete-family rule the final counts would be: "
-        + " / ".join(str(without_no_complete_family_rule(game, q)) for q in (None, *players))
-    )
     if REFERENCE.exists():
         reference = json.loads(REFERENCE.read_text())["positions"][0]["worlds"]
         expected = [reference["public"]] + [reference[p] for p in players]

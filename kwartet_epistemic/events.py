@@ -164,13 +164,23 @@ class MiddleCardTurned(Event):
 
 @dataclass(frozen=True, slots=True)
 class TurnPassed(Event):
-    """The turn goes to ``player``; ``reason`` says why ("refusal", "empty hand", ...)."""
+    """The turn goes to ``player``; ``reason`` says why ("refusal", "empty hand", ...).
+
+    ``cannot_ask`` names the players passed over although they hold cards: they could not
+    ask for anything (Memory Kwartet: every family they hold has its other cards face up),
+    which everyone at the table learns.
+
+    >>> TurnPassed("C", "cannot ask", ("B",)).sentence()
+    "B cannot ask. C's turn."
+    """
 
     player: str
     reason: str = ""
+    cannot_ask: tuple[str, ...] = ()
 
     def sentence(self) -> str:
-        return f"{self.player}'s turn."
+        skipped = "".join(f"{p} cannot ask. " for p in self.cannot_ask)
+        return f"{skipped}{self.player}'s turn."
 
 
 @dataclass(frozen=True, slots=True)

@@ -860,13 +860,18 @@ class Game:
         # A refusal always ends the turn, even when it comes back to the asker because
         # nobody else can ask: that is a new turn (Memory Kwartet may turn a card again).
         if candidate != self._to_move or reason == "refusal":
+            passed_over = [
+                self.players[(seat + k) % n]
+                for k in range((candidate - seat) % n)
+                if self._hands[(seat + k) % n]
+            ]
             if candidate == seat:
                 why = reason or "turn"
             else:
                 why = "empty hand" if not self._hands[seat] else "cannot ask"
             self._to_move = candidate
             self._turned_this_turn = False
-            self._emit(TurnPassed(self.players[candidate], why))
+            self._emit(TurnPassed(self.players[candidate], why, tuple(passed_over)))
 
     def _end(self) -> None:
         self._to_move = None

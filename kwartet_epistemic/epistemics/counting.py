@@ -64,7 +64,11 @@ def _simplify(clauses: Sequence[Clause], allowed: Sequence[int]) -> tuple[Clause
     ones, in a canonical order; None if one can never be satisfied."""
     somes: set[tuple[int, ...]] = set()
     notalls: set[tuple[int, ...]] = set()
+    others: set[Clause] = set()
     for clause in clauses:
+        if clause.kind == "allornone":
+            others.add(clause)
+            continue
         conds = tuple(c & a for c, a in zip(clause.conditions, allowed, strict=True))
         if clause.kind == "some":
             if any(c == a for c, a in zip(conds, allowed, strict=True)):
@@ -89,6 +93,7 @@ def _simplify(clauses: Sequence[Clause], allowed: Sequence[int]) -> tuple[Clause
 
     kept = [Clause("some", c) for c in sorted(somes) if not subsumed(c, somes, wider=False)]  # type: ignore[arg-type]
     kept += [Clause("notall", c) for c in sorted(notalls) if not subsumed(c, notalls, wider=True)]  # type: ignore[arg-type]
+    kept += sorted(others, key=lambda c: c.conditions)
     return tuple(kept)
 
 

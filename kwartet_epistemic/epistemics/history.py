@@ -47,12 +47,15 @@ from kwartet_epistemic.events import (
     GameEnded,
     MiddleCardTurned,
     QuartetExposed,
+    TurnPassed,
 )
 from kwartet_epistemic.rules import RuleSet
 
 __all__ = ["Clause", "PublicHistory", "PrivateInfo", "private_info"]
 
 EXPOSED = "exposed"
+IGNORED = -2
+"""A clause condition for a card that the clause does not concern."""
 
 
 class InconsistentRecordError(KwartetError):
@@ -64,8 +67,10 @@ class Clause:
     """A constraint on the origins of a family's four cards.
 
     ``conditions[i]`` is a bit mask of slots: card i "is with the player" iff its origin
-    is in the mask (0 means never, all ones always).  ``kind`` is ``"some"`` (at least one
-    card is with the player) or ``"notall"`` (not every card is).
+    is in the mask (0 means never, all ones always, :data:`IGNORED` leaves the card out).
+    ``kind`` is ``"some"`` (at least one card is with the player), ``"notall"`` (not
+    every card is) or ``"allornone"`` (all of them or none: a player passed over in Memory
+    Kwartet because the rest of the family lies face up).
     """
 
     kind: str
@@ -73,8 +78,14 @@ class Clause:
 
     def satisfied(self, origins: Sequence[int]) -> bool:
         """Whether the clause holds when card i has origin slot ``origins[i]``."""
-        hits = [self.conditions[i] >> origins[i] & 1 for i in range(4)]
-        return any(hits) if self.kind == "some" else not all(hits)
+        hits = [
+            self.conditions[i] >> origins[i] & 1 for i in range(4) if self.conditions[i] != IGNORED
+        ]
+        if self.kind == "some":
+            return any(hits)
+        if self.kind == "notall":
+            return not all(hits)
+        return all(hits) or not any(hits)  # "allornone"
 
 
 class PublicHistory:
@@ -251,6 +262,10 @@ class PublicHistory:
             c = event.card.index
             self._restrict(c, 1 << self._need(self.middle_slot, "middle"))
             self.location[c] = "middle"
+        elif kind is TurnPassed:
+            assert isinstance(event, TurnPassed)
+            for player in event.cannot_ask:
+                self._cannot_ask(player)
         elif kind is GameEnded:
             assert isinstance(event, GameEnded)
             self.game_over = True
@@ -308,6 +323,24 @@ class PublicHistory:
         if not self.rules.bluffing:
             self._lacks(asker, card.index)
 
+    def _cannot_ask(self, player: str) -> None:
+        """``player`` holds cards but could not ask (without bluffing): of every unexposed
+        family they hold either nothing, or every card that is not face up."""
+        for f in range(self.deck.n_families):
+            if f in self.exposed_families:
+                continue
+            cards = [c.index for c in self.deck.family_cards(f)]
+            face_up = [self.location[c] == "middle" for c in cards]
+            if not any(face_up):
+                for c in cards:
+                    self._lacks(player, c)
+                continue
+            conditions = tuple(
+                IGNORED if up else self._condition(c, player)
+                for c, up in zip(cards, face_up, strict=True)
+            )
+            self._add_clause(f, Clause("allornone", conditions))  # type: ignore[arg-type]
+
     def _add_not_all_clauses(self) -> None:
         for f in range(self.deck.n_families):
             if f in self.exposed_families:
@@ -326,6 +359,8 @@ class PublicHistory:
         # Conditions are slot masks; normalise "always" to a canonical all-ones mask.
         full = (1 << 62) - 1
         clause = Clause(clause.kind, tuple(full if c == -1 else c for c in clause.conditions))  # type: ignore[arg-type]
+        if clause.kind == "allornone" and all(c in (0, IGNORED) for c in clause.conditions):
+            return  # the player surely holds none of them
         if clause not in self.clauses[f]:
             self.clauses[f].add(clause)
             self.version += 1

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kwartet_epistemic.epistemics.history import PublicHistory
+from kwartet_epistemic.epistemics.history import IGNORED, PublicHistory
 from kwartet_epistemic.errors import KwartetError
 from kwartet_epistemic.logic import Atom, Formula, parse
 from kwartet_epistemic.symbolic.backend import exact_count, new_manager
@@ -93,11 +93,18 @@ class SymbolicKwartet:
                 law &= _exactly(manager, [self.var[(c, s)] for s in options[c]], 1)
         for f in range(deck.n_families):
             for clause in history.clauses[f]:
-                literals = [self._origin_in(4 * f + i, clause.conditions[i]) for i in range(4)]
+                literals = [
+                    self._origin_in(4 * f + i, clause.conditions[i])
+                    for i in range(4)
+                    if clause.conditions[i] != IGNORED
+                ]
+                every = reduce(lambda a, b: a & b, literals)
                 if clause.kind == "some":
                     law &= reduce(lambda a, b: a | b, literals)
+                elif clause.kind == "notall":
+                    law &= ~every
                 else:
-                    law &= ~reduce(lambda a, b: a & b, literals)
+                    law &= every | ~reduce(lambda a, b: a | b, literals)
         for s in range(n_slots):
             members = [self.var[(c, s)] for c in range(len(deck)) if (c, s) in self.var]
             law &= _exactly(manager, members, capacity[s])

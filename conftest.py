@@ -1,7 +1,13 @@
 """Names every doctest may use: ``kw`` (the package) and ``np``."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+# Shared test helpers (tests/kwartet_testing.py) import as a plain module.
+sys.path.insert(0, str(Path(__file__).parent / "tests"))
 
 
 @pytest.fixture(autouse=True)

@@ -12,16 +12,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kwartet_testing import SMALL_SETUPS, nested_formulas, random_game
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.logic import (
     And,
-    Announce,
     Atom,
-    C,
     D,
     E,
-    Formula,
     K,
     Kw,
     M,
@@ -29,30 +27,7 @@ from kwartet_epistemic.logic import (
     Or,
 )
 
-SETUPS = [
-    ("publisher", 2, ["A", "B", "C"], {}),
-    ("publisher", 3, ["A", "B", "C"], {}),
-    ("lamas", 2, ["A", "B", "C", "D"], {}),
-    ("publisher", 2, ["A", "B", "C"], {"bluffing": True}),
-    ("dutch", 3, ["A", "B", "C"], {}),
-    ("fish", 2, ["A", "B"], {"cards_each": 3}),
-    ("fish", 3, ["A", "B", "C"], {"cards_each": 3}),
-    ("publisher", 3, ["A", "B", "C"], {"memory_cards": 1}),
-]
-
 ENGINES = ["counting", "explicit"]
-
-
-def _random_game(setup, seed: int, steps: int) -> kw.Game:
-    preset, families, players, extra = setup
-    rules = kw.RuleSet.preset(preset).replace(**extra)
-    game = kw.Game.deal(kw.Deck.piquet(families=families), players, seed=seed, rules=rules)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if game.is_over:
-            break
-        game.play(game.random_legal_ask(rng))
-    return game
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -71,9 +46,9 @@ def test_every_engine_reproduces_a_reference_count(engine: str) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(setup=st.sampled_from(SETUPS), seed=st.integers(0, 10_000), steps=st.integers(0, 10))
+@given(setup=st.sampled_from(SMALL_SETUPS), seed=st.integers(0, 10_000), steps=st.integers(0, 10))
 def test_counting_and_explicit_agree_on_counts_and_probabilities(setup, seed, steps) -> None:
-    game = _random_game(setup, seed, steps)
+    game = random_game(setup, seed, steps)
     counting = kw.knowledge(game, engine="counting")
     explicit = kw.knowledge(game, engine="explicit")
     assert counting.count_worlds() == explicit.count_worlds()
@@ -84,32 +59,10 @@ def test_counting_and_explicit_agree_on_counts_and_probabilities(setup, seed, st
             assert counting.knows_location(p, card) == explicit.knows_location(p, card)
 
 
-def _formulas(players: list[str], atoms: list[Formula]):
-    agents = st.sampled_from(players)
-    groups = st.lists(agents, min_size=1, max_size=len(players), unique=True)
-    base = st.sampled_from(atoms)
-
-    def extend(children):
-        return st.one_of(
-            children.map(Not),
-            st.tuples(children, children).map(lambda t: And(*t)),
-            st.tuples(children, children).map(lambda t: Or(*t)),
-            st.tuples(agents, children).map(lambda t: K(*t)),
-            st.tuples(agents, children).map(lambda t: M(*t)),
-            st.tuples(agents, children).map(lambda t: Kw(*t)),
-            st.tuples(groups, children).map(lambda t: E(*t)),
-            st.tuples(groups, children).map(lambda t: C(*t)),
-            st.tuples(groups, children).map(lambda t: D(*t)),
-            st.tuples(children, children).map(lambda t: Announce(*t)),
-        )
-
-    return st.recursive(base, extend, max_leaves=6)
-
-
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 10_000), steps=st.integers(0, 6))
 def test_first_order_formulas_agree_between_counting_and_explicit(data, seed, steps) -> None:
-    game = _random_game(SETUPS[1], seed, steps)
+    game = random_game(SMALL_SETUPS[1], seed, steps)
     atoms = [Atom(f"has({p}, {c.code})") for p in game.players for c in game.deck.cards]
     propositional = st.recursive(
         st.sampled_from(atoms),
@@ -132,16 +85,16 @@ def test_first_order_formulas_agree_between_counting_and_explicit(data, seed, st
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 10_000), steps=st.integers(0, 6))
 def test_auto_engine_answers_nested_formulas_like_the_kripke_model(data, seed, steps) -> None:
-    game = _random_game(SETUPS[0], seed, steps)
+    game = random_game(SMALL_SETUPS[0], seed, steps)
     atoms = [Atom(f"has({p}, {c.code})") for p in game.players for c in game.deck.cards]
-    formula = data.draw(_formulas(list(game.players), atoms))
+    formula = data.draw(nested_formulas(list(game.players), atoms))
     k = kw.knowledge(game)
     assert k.holds(formula) == k.kripke_model().holds(formula)
     assert k.holds(str(formula)) == k.holds(formula)
 
 
 def test_view_based_state_never_needs_the_true_deal_and_matches_the_game() -> None:
-    game = _random_game(SETUPS[1], 3, 5)
+    game = random_game(SMALL_SETUPS[1], 3, 5)
     for p in game.players:
         from_view = kw.knowledge(game.view(p))
         full = kw.knowledge(game)

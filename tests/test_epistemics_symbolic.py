@@ -6,39 +6,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kwartet_testing import SMALL_SETUPS, nested_formulas, random_game
 
 import kwartet_epistemic as kw
-from kwartet_epistemic.logic import And, Announce, Atom, C, D, E, K, Kw, M, Not, Or
-
-SETUPS = [
-    ("publisher", 2, ["A", "B", "C"], {}),
-    ("publisher", 3, ["A", "B", "C"], {}),
-    ("lamas", 2, ["A", "B", "C", "D"], {}),
-    ("publisher", 2, ["A", "B", "C"], {"bluffing": True}),
-    ("dutch", 3, ["A", "B", "C"], {}),
-    ("fish", 2, ["A", "B"], {"cards_each": 3}),
-    ("fish", 3, ["A", "B", "C"], {"cards_each": 3}),
-    ("publisher", 3, ["A", "B", "C"], {"memory_cards": 1}),
-]
-
-
-def _random_game(setup, seed: int, steps: int, deck: kw.Deck | None = None) -> kw.Game:
-    preset, families, players, extra = setup
-    rules = kw.RuleSet.preset(preset).replace(**extra)
-    deck = deck or kw.Deck.piquet(families=families)
-    game = kw.Game.deal(deck, players, seed=seed, rules=rules)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if game.is_over:
-            break
-        game.play(game.random_legal_ask(rng))
-    return game
+from kwartet_epistemic.logic import Atom
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(setup=st.sampled_from(SETUPS), seed=st.integers(0, 10_000), steps=st.integers(0, 10))
+@given(setup=st.sampled_from(SMALL_SETUPS), seed=st.integers(0, 10_000), steps=st.integers(0, 10))
 def test_symbolic_counts_and_marginals_equal_counting(setup, seed, steps) -> None:
-    game = _random_game(setup, seed, steps)
+    game = random_game(setup, seed, steps)
     counting = kw.knowledge(game, engine="counting")
     symbolic = kw.knowledge(game, engine="symbolic")
     assert symbolic.count_worlds() == counting.count_worlds()
@@ -47,41 +24,22 @@ def test_symbolic_counts_and_marginals_equal_counting(setup, seed, steps) -> Non
         assert (symbolic.location_counts(p) == counting.location_counts(p)).all()
 
 
-def _nested(players, atoms):
-    agents = st.sampled_from(players)
-    groups = st.lists(agents, min_size=1, max_size=len(players), unique=True)
-
-    def extend(children):
-        return st.one_of(
-            children.map(Not),
-            st.tuples(children, children).map(lambda t: And(*t)),
-            st.tuples(children, children).map(lambda t: Or(*t)),
-            st.tuples(agents, children).map(lambda t: K(*t)),
-            st.tuples(agents, children).map(lambda t: M(*t)),
-            st.tuples(agents, children).map(lambda t: Kw(*t)),
-            st.tuples(groups, children).map(lambda t: E(*t)),
-            st.tuples(groups, children).map(lambda t: C(*t)),
-            st.tuples(groups, children).map(lambda t: D(*t)),
-            st.tuples(children, children).map(lambda t: Announce(*t)),
-        )
-
-    return st.recursive(st.sampled_from(atoms), extend, max_leaves=6)
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.data(),
-    setup=st.sampled_from(SETUPS),
+    setup=st.sampled_from(SMALL_SETUPS),
     seed=st.integers(0, 10_000),
     steps=st.integers(0, 8),
 )
-def test_symbolic_and_explicit_agree_on_random_nested_formulas(data, setup, seed, steps) -> None:
-    game = _random_game(setup, seed, steps)
+def test_symbolic_and_explicit_agree_on_random_nestednested_formulas(
+    data, setup, seed, steps
+) -> None:
+    game = random_game(setup, seed, steps)
     atoms = [Atom(f"has({p}, {c.code})") for p in game.players for c in game.deck.cards]
     symbolic = kw.knowledge(game, engine="symbolic")
     model = kw.knowledge(game, engine="explicit").kripke_model()
     for _ in range(3):
-        formula = data.draw(_nested(list(game.players), atoms))
+        formula = data.draw(nested_formulas(list(game.players), atoms))
         assert symbolic.holds(formula) == model.holds(formula), str(formula)
 
 

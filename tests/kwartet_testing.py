@@ -1,0 +1,56 @@
+"""Shared helpers of the test suite: small random games and random formulas."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+import kwartet_epistemic as kw
+from kwartet_epistemic.logic import And, Announce, C, D, E, Formula, K, Kw, M, Not, Or
+
+# (preset, families, players, rule changes): small enough for the explicit engine.
+SMALL_SETUPS = [
+    ("publisher", 2, ["A", "B", "C"], {}),
+    ("publisher", 3, ["A", "B", "C"], {}),
+    ("lamas", 2, ["A", "B", "C", "D"], {}),
+    ("publisher", 2, ["A", "B", "C"], {"bluffing": True}),
+    ("dutch", 3, ["A", "B", "C"], {}),
+    ("fish", 2, ["A", "B"], {"cards_each": 3}),
+    ("fish", 3, ["A", "B", "C"], {"cards_each": 3}),
+    ("publisher", 3, ["A", "B", "C"], {"memory_cards": 1}),
+]
+
+
+def random_game(setup, seed: int, steps: int) -> kw.Game:
+    """A game of ``setup`` dealt with ``seed`` and played at random for ``steps`` asks."""
+    preset, families, players, extra = setup
+    rules = kw.RuleSet.preset(preset).replace(**extra)
+    game = kw.Game.deal(kw.Deck.piquet(families=families), players, seed=seed, rules=rules)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if game.is_over:
+            break
+        game.play(game.random_legal_ask(rng))
+    return game
+
+
+def nested_formulas(players: list[str], atoms: list[Formula]) -> st.SearchStrategy[Formula]:
+    """Random formulas over ``atoms`` with every operator, nested."""
+    agents = st.sampled_from(players)
+    groups = st.lists(agents, min_size=1, max_size=len(players), unique=True)
+
+    def extend(children: st.SearchStrategy[Formula]) -> st.SearchStrategy[Formula]:
+        return st.one_of(
+            children.map(Not),
+            st.tuples(children, children).map(lambda t: And(*t)),
+            st.tuples(children, children).map(lambda t: Or(*t)),
+            st.tuples(agents, children).map(lambda t: K(*t)),
+            st.tuples(agents, children).map(lambda t: M(*t)),
+            st.tuples(agents, children).map(lambda t: Kw(*t)),
+            st.tuples(groups, children).map(lambda t: E(*t)),
+            st.tuples(groups, children).map(lambda t: C(*t)),
+            st.tuples(groups, children).map(lambda t: D(*t)),
+            st.tuples(children, children).map(lambda t: Announce(*t)),
+        )
+
+    return st.recursive(st.sampled_from(atoms), extend, max_leaves=6)

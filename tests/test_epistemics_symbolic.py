@@ -31,9 +31,7 @@ def test_symbolic_counts_and_marginals_equal_counting(setup, seed, steps) -> Non
     seed=st.integers(0, 10_000),
     steps=st.integers(0, 8),
 )
-def test_symbolic_and_explicit_agree_on_random_nestednested_formulas(
-    data, setup, seed, steps
-) -> None:
+def test_symbolic_and_explicit_agree_on_random_nested_formulas(data, setup, seed, steps) -> None:
     game = random_game(setup, seed, steps)
     atoms = [Atom(f"has({p}, {c.code})") for p in game.players for c in game.deck.cards]
     symbolic = kw.knowledge(game, engine="symbolic")

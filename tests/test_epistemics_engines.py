@@ -27,7 +27,7 @@ from kwartet_epistemic.logic import (
     Or,
 )
 
-ENGINES = ["counting", "explicit"]
+ENGINES = ["counting", "explicit", "symbolic"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

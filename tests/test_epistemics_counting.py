@@ -352,3 +352,35 @@ def test_timeline_matches_knowledge_after_each_action() -> None:
         for p, code in known:
             first = timeline[p][code]
             assert first is not None and first <= last_index
+
+
+def _play_past_first_exposure(rules: kw.RuleSet, families: int, players: list[str], seed: int):
+    game = kw.Game.deal(kw.Deck.piquet(families=families), players, seed=seed, rules=rules)
+    rng = np.random.default_rng(seed)
+    while not game.is_over and not game.exposed:
+        game.play(game.random_legal_ask(rng))
+    if not game.is_over:
+        game.play(game.random_legal_ask(rng))
+    return game
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 3))
+def test_cards_out_of_play_after_an_exposure_match_brute_force(seed: int) -> None:
+    # With a card face down out of play, "the game goes on" says some unexposed family can
+    # still be completed; exposed families must not enter that condition.
+    game = _play_past_first_exposure(kw.RuleSet(memory_cards=1), 2, ["A", "B", "C"], seed)
+    worlds = _brute_worlds(game)
+    k = kw.knowledge(game)
+    assert k.count_worlds() == len(worlds)
+    for player in game.players:
+        assert k.count_worlds(player) == len(_brute_player_worlds(game, worlds, player))
+
+
+@pytest.mark.parametrize("seed", range(0, 60, 7))
+def test_set_aside_cards_after_an_exposure_counting_equals_explicit(seed: int) -> None:
+    game = _play_past_first_exposure(kw.RuleSet.preset("dutch"), 3, ["A", "B", "C", "D", "E"], seed)
+    counting = kw.knowledge(game, engine="counting")
+    explicit = kw.knowledge(game, engine="explicit")
+    assert counting.count_worlds() == explicit.count_worlds()
+    for player in game.players:
+        assert counting.count_worlds(player) == explicit.count_worlds(player)

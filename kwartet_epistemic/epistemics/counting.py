@@ -190,7 +190,7 @@ class WorldCounter:
             options = [[s for s in range(n_slots) if allowed[base + i] >> s & 1] for i in range(4)]
             masks = [allowed[base + i] for i in range(4)]
             family_clauses = tuple(history.clauses[f])
-            if all_dead:
+            if all_dead and f not in history.exposed_families:
                 dead = history.dead_slots
                 family_clauses += (Clause("some", (dead, dead, dead, dead)),)
             simplified = _simplify(family_clauses, masks)

@@ -128,6 +128,9 @@ class PublicHistory:
         self.draw_slots: list[int] = []
         self.events_seen = 0
         self._dirty = True
+        # Families whose cards moved (or all, after a deal or a draw) since the last
+        # settled moment: only their "never held all" clauses can have changed.
+        self._dirty_families: set[int] = set(range(deck.n_families))
         self._dealt = False
         self.version = 0  # bumped whenever a constraint changes
         self.game_over = False
@@ -196,6 +199,7 @@ class PublicHistory:
                 self.capacity[self._need(self.middle_slot, "middle")] = event.middle_size
             self._dealt = True
             self._dirty = True
+            self._dirty_families.update(range(self.deck.n_families))
             self.version += 1
             return
         if not self._dealt:
@@ -211,6 +215,7 @@ class PublicHistory:
                 )
             self.location[c] = event.destination
             self._dirty = True
+            self._dirty_families.add(event.card.family_index)
             return
         if kind is Drew:
             assert isinstance(event, Drew)
@@ -227,6 +232,7 @@ class PublicHistory:
             self.reach[event.player] |= bit
             self.draw_slots.append(slot)
             self._dirty = True
+            self._dirty_families.update(range(self.deck.n_families))
             self.version += 1
             return
         # Every other event but an exposure happens in a settled state: nobody holds an
@@ -342,7 +348,8 @@ class PublicHistory:
             self._add_clause(f, Clause("allornone", conditions))  # type: ignore[arg-type]
 
     def _add_not_all_clauses(self) -> None:
-        for f in range(self.deck.n_families):
+        families, self._dirty_families = self._dirty_families, set()
+        for f in sorted(families):
             if f in self.exposed_families:
                 continue
             cards = self.deck.family_cards(f)

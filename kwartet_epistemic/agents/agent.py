@@ -1,0 +1,346 @@
+"""Agents: a knowledge part and a policy, built from a short spec such as ``defensive:facts``.
+
+Spec syntax: ``POLICY[OPTIONS][:KNOWLEDGE]``.  ``POLICY`` is a registered policy name
+(:func:`policy_names`), ``OPTIONS`` a comma-separated list of ``key=value`` settings or
+switches (``search[samples=50]``, ``tips[remember,spread]``), ``KNOWLEDGE`` one of
+``exact`` (the default), ``facts`` or ``hand``.
+
+>>> import kwartet_epistemic as kw
+>>> spec = AgentSpec.parse("tips[spread,remember]:facts")
+>>> str(spec), spec.policy, spec.knowledge
+('tips[remember,spread]:facts', 'tips', 'facts')
+>>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+>>> agent = make_agent("defensive:facts", game.to_move, np.random.default_rng(0))
+>>> agent.choose(game.view(game.to_move)) in game.legal_asks()
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from kwartet_epistemic.agents.knowledge import KNOWLEDGE_KINDS, KnowledgeBase, make_knowledge
+from kwartet_epistemic.agents.policies import (
+    TIPS,
+    Aggressive,
+    Defensive,
+    Greedy,
+    HigherOrder,
+    KnowledgePolicy,
+    Owner,
+    Policy,
+    RandomPolicy,
+    Silent,
+    Tips,
+)
+from kwartet_epistemic.agents.programs import GREEDY_PROGRAM, OWNER_PROGRAM
+from kwartet_epistemic.agents.search import Search
+from kwartet_epistemic.errors import GameSetupError, IllegalAskError
+from kwartet_epistemic.game import Ask, PlayerView
+
+__all__ = [
+    "Agent",
+    "AgentSpec",
+    "PolicyFactory",
+    "legal_asks",
+    "make_agent",
+    "make_policy",
+    "policy_names",
+    "register_policy",
+]
+
+#: Builds a policy from its spec options (``key -> value``; a bare switch maps to "").
+PolicyFactory = Callable[[Mapping[str, str]], Policy]
+
+_SPEC = re.compile(
+    r"^(?P<policy>[A-Za-z][A-Za-z0-9_-]*)(?:\[(?P<options>[^\]]*)\])?(?::(?P<knowledge>[A-Za-z]+))?$"
+)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed agent spec; ``str(spec)`` gives it back in canonical form.
+
+    >>> AgentSpec.parse("Search[ samples=8 ]")
+    AgentSpec(policy='search', options=(('samples', '8'),), knowledge='exact')
+    >>> AgentSpec.parse("knowledge:psychic")
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.GameSetupError: agent 'knowledge:psychic': knowledge 'psychic' is not one of exact, facts, hand
+    """
+
+    policy: str
+    options: tuple[tuple[str, str], ...] = ()
+    knowledge: str = "exact"
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        """Read ``POLICY[OPTIONS][:KNOWLEDGE]``."""
+        if not isinstance(text, str):
+            raise GameSetupError(
+                f"agent {text!r}: expected text such as 'knowledge' or 'defensive:facts'"
+            )
+        match = _SPEC.match(text.strip())
+        if match is None:
+            raise GameSetupError(
+                f"agent {text!r}: expected POLICY[OPTIONS][:KNOWLEDGE], such as 'knowledge', "
+                "'defensive:facts' or 'search[samples=50]'"
+            )
+        knowledge = (match.group("knowledge") or "exact").lower()
+        if knowledge not in KNOWLEDGE_KINDS:
+            raise GameSetupError(
+                f"agent {text!r}: knowledge {knowledge!r} is not one of "
+                + ", ".join(KNOWLEDGE_KINDS)
+            )
+        options: dict[str, str] = {}
+        for item in (match.group("options") or "").split(","):
+            if not item.strip():
+                continue
+            key, _, value = item.partition("=")
+            key = key.strip().lower()
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
+                raise GameSetupError(
+                    f"agent {text!r}: option {item.strip()!r} is not KEY or KEY=VALUE"
+                )
+            options[key] = value.strip()
+        policy = match.group("policy").lower().replace("-", "_")
+        return cls(policy, tuple(sorted(options.items())), knowledge)
+
+    def __str__(self) -> str:
+        options = ",".join(k if v == "" else f"{k}={v}" for k, v in self.options)
+        text = self.policy + (f"[{options}]" if options else "")
+        return text if self.knowledge == "exact" else f"{text}:{self.knowledge}"
+
+
+class Agent:
+    """A computer player: its knowledge (updated from each view) and its policy.
+
+    It sees only the views it is given and returns an :class:`~kwartet_epistemic.Ask`;
+    it never touches the game itself.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+    >>> agent = Agent("A", KnowledgePolicy(), make_knowledge("exact", "A"), np.random.default_rng(0))
+    >>> agent.choose(game.view("A")).asker
+    'A'
+    """
+
+    def __init__(
+        self,
+        player: str,
+        policy: Policy,
+        knowledge: KnowledgeBase,
+        rng: np.random.Generator | None = None,
+        spec: AgentSpec | None = None,
+    ) -> None:
+        if knowledge.player != player:
+            raise GameSetupError(
+                f"agent {player}: its knowledge belongs to {knowledge.player}, not to {player}"
+            )
+        self.player = player
+        self.policy = policy
+        self.knowledge = knowledge
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.spec = spec
+
+    def observe(self, view: PlayerView) -> None:
+        """Take in a view without choosing (e.g. to follow the game between turns)."""
+        self.knowledge.update(view)
+
+    def choose(self, view: PlayerView) -> Ask:
+        """The ask this agent makes in ``view`` (it must be the agent's turn)."""
+        if not isinstance(view, PlayerView):
+            raise GameSetupError(f"{view!r}: expected a PlayerView (game.view(player))")
+        if view.player != self.player:
+            raise GameSetupError(f"agent {self.player} was given {view.player}'s view")
+        asks = legal_asks(view)
+        if not asks:
+            raise IllegalAskError(f"{self.player} has no legal ask: it is not their turn")
+        self.knowledge.update(view)
+        return self.policy.choose(view, self.knowledge, asks, self.rng)
+
+    def __repr__(self) -> str:
+        name = str(self.spec) if self.spec else f"{self.policy.name}:{self.knowledge.kind}"
+        return f"<Agent {self.player} {name}>"
+
+
+_FAMILY_NUMBERS: dict[tuple[str, ...], dict[str, int]] = {}
+
+
+def legal_asks(view: PlayerView) -> list[Ask]:
+    """``view.legal_asks()``, computed without name lookups (agents call it every move).
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+    >>> legal_asks(game.view("A")) == game.view("A").legal_asks()
+    True
+    """
+    me = view.player
+    if view.to_move != me:
+        return []
+    deck = view.deck
+    numbers = _FAMILY_NUMBERS.get(deck.families)
+    if numbers is None:
+        numbers = _FAMILY_NUMBERS.setdefault(
+            deck.families, {name: f for f, name in enumerate(deck.families)}
+        )
+    closed = {numbers[name] for name in view.exposed}
+    face_up = {c.index for c in view.middle if c is not None}
+    own = {c.index for c in view.hand}
+    families = sorted({c.family_index for c in view.hand} - closed)
+    bluffing = view.rules.bluffing
+    cards = [
+        card
+        for f in families
+        for card in deck.cards[4 * f : 4 * f + 4]
+        if card.index not in face_up and (bluffing or card.index not in own)
+    ]
+    targets = [p for p in view.players if p != me and view.hand_sizes[p] > 0]
+    return [Ask(me, target, card) for target in targets for card in cards]
+
+
+# ----- the policy registry ------------------------------------------------------------
+
+
+def _no_options(name: str, build: Callable[[], Policy]) -> PolicyFactory:
+    def factory(options: Mapping[str, str]) -> Policy:
+        if options:
+            raise GameSetupError(f"policy {name!r} takes no options; got {', '.join(options)}")
+        return build()
+
+    return factory
+
+
+def _number(options: Mapping[str, str], key: str, kind: type, name: str) -> object:
+    try:
+        return kind(options[key])
+    except (TypeError, ValueError):
+        raise GameSetupError(
+            f"policy {name!r}: option {key}={options[key]!r} is not a {kind.__name__}"
+        ) from None
+
+
+def _search(options: Mapping[str, str]) -> Policy:
+    known = {"samples": int, "candidates": int, "ms": float, "objective": str}
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise GameSetupError(
+            f"policy 'search': unknown option(s) {', '.join(unknown)}; known: {', '.join(known)}"
+        )
+    settings: dict[str, object] = {}
+    for key, kind in known.items():
+        if key in options:
+            settings["milliseconds" if key == "ms" else key] = _number(options, key, kind, "search")
+    return Search(**settings)  # type: ignore[arg-type]
+
+
+def _higher_order(options: Mapping[str, str]) -> Policy:
+    known = {"risk": "risk_weight", "reveal": "reveal_weight"}
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise GameSetupError(
+            f"policy 'higher_order': unknown option(s) {', '.join(unknown)}; known: risk, reveal"
+        )
+    settings = {known[k]: _number(options, k, float, "higher_order") for k in options}
+    return HigherOrder(**settings)  # type: ignore[arg-type]
+
+
+def _tips(options: Mapping[str, str]) -> Policy:
+    bad = [k for k, v in options.items() if v]
+    if bad:
+        raise GameSetupError(f"policy 'tips': switches take no value ({', '.join(bad)})")
+    return Tips(tuple(options) if options else TIPS)
+
+
+_POLICIES: dict[str, PolicyFactory] = {
+    "random": _no_options("random", RandomPolicy),
+    "owner": _no_options("owner", Owner),
+    "defensive": _no_options("defensive", Defensive),
+    "aggressive": _no_options("aggressive", Aggressive),
+    "greedy": _no_options("greedy", Greedy),
+    "silent": _no_options("silent", Silent),
+    "tips": _tips,
+    "knowledge": _no_options("knowledge", KnowledgePolicy),
+    "higher_order": _higher_order,
+    "search": _search,
+    "owner_program": _no_options("owner_program", lambda: OWNER_PROGRAM),
+    "greedy_program": _no_options("greedy_program", lambda: GREEDY_PROGRAM),
+}
+
+
+def register_policy(name: str, factory: PolicyFactory, *, replace: bool = False) -> None:
+    """Make ``name`` usable in agent specs (and as a ``kwartet play`` opponent).
+
+    >>> from kwartet_epistemic.agents.programs import KnowledgeProgram
+    >>> cautious = KnowledgeProgram.from_rules([("K_me has(?p, ?c) & need(?c)", "ask ?p ?c")])
+    >>> register_policy("cautious_doc", lambda options: cautious)
+    >>> "cautious_doc" in policy_names()
+    True
+    """
+    key = name.strip().lower() if isinstance(name, str) else ""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
+        raise GameSetupError(f"policy name {name!r}: expected letters, digits or '_'")
+    if key in _POLICIES and not replace:
+        raise GameSetupError(f"policy {key!r} is already registered; pass replace=True")
+    _POLICIES[key] = factory
+    _register_opponent(key)
+
+
+def policy_names() -> tuple[str, ...]:
+    """The registered policy names, sorted."""
+    return tuple(sorted(_POLICIES))
+
+
+def make_policy(name: str, options: Mapping[str, str] | None = None) -> Policy:
+    """A policy by name, with spec options.
+
+    >>> make_policy("search", {"samples": "8"}).samples
+    8
+    """
+    key = name.strip().lower() if isinstance(name, str) else name
+    if key not in _POLICIES:
+        raise GameSetupError(f"unknown policy {name!r}; known: {', '.join(policy_names())}")
+    return _POLICIES[key](dict(options or {}))
+
+
+def make_agent(spec: str | AgentSpec, player: str, rng: np.random.Generator | None = None) -> Agent:
+    """A new agent for seat ``player`` from a spec such as ``knowledge`` or
+    ``defensive:facts``.  A name that is no policy but a registered computer player of
+    :mod:`kwartet_epistemic.opponents` is built by that registry.
+
+    >>> make_agent("genius", "B")
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.GameSetupError: unknown opponent 'genius'; known: ...
+    """
+    parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+    if parsed.policy not in _POLICIES:
+        from kwartet_epistemic.opponents import make_opponent
+
+        opponent = make_opponent(parsed.policy, player, rng or np.random.default_rng())
+        if isinstance(opponent, Agent):
+            return opponent
+        raise GameSetupError(
+            f"agent {str(parsed)!r}: {parsed.policy!r} is a plain computer player, not an "
+            "agent; use it with kwartet play --opponents"
+        )
+    policy = make_policy(parsed.policy, dict(parsed.options))
+    return Agent(player, policy, make_knowledge(parsed.knowledge, player), rng, parsed)
+
+
+def _register_opponent(name: str) -> None:
+    """Offer the policy (with exact knowledge) in the ``kwartet play`` opponent registry."""
+    from kwartet_epistemic.opponents import register_opponent
+
+    def factory(player: str, rng: np.random.Generator) -> Agent:
+        return make_agent(name, player, rng)
+
+    # The registry's own "random" stays; every other policy name points here.
+    if name != "random":
+        register_opponent(name, factory, replace=True)
+
+
+for _name in list(_POLICIES):
+    _register_opponent(_name)

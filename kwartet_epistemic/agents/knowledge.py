@@ -1,0 +1,604 @@
+"""What an agent knows: the knowledge part of an agent, built only from its views.
+
+Three kinds, all with one interface (:class:`KnowledgeBase`), so that every policy runs on
+each and the gain of exact reasoning can be measured:
+
+* :class:`ExactKnowledge` (``exact``): the player's exact epistemic state, counting the
+  worlds the player considers possible (the semantics of
+  :func:`~kwartet_epistemic.knowledge`), kept up to date event by event;
+* :class:`FactKnowledge` (``facts``): a list of facts with unit propagation inside one
+  family, as earlier student projects did: "P holds c", "P lacks c", "exactly one of these
+  players holds c", "P holds at least one of these cards"; no hand-size counting, no
+  complete-family rule, no reasoning across families;
+* :class:`HandKnowledge` (``hand``): no memory at all, only the own hand and the table as
+  it lies now (the baseline for the folk tip "remember every question").
+
+Probabilities are the player's chance that each player holds each card: exact (uniform
+over the possible worlds) for ``exact``, uniform over the remaining candidate holders for
+``facts`` and ``hand``.
+
+>>> import kwartet_epistemic as kw
+>>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+>>> _ = game.ask("B", "7D")                     # B: no, and B's turn
+>>> exact, facts = ExactKnowledge("A"), FactKnowledge("A")
+>>> exact.update(game.view("A")); facts.update(game.view("A"))
+>>> exact.known_holder("7D"), facts.known_holder("7D")
+('C', 'C')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from kwartet_epistemic.agents.counting import viewer_marginals
+from kwartet_epistemic.cards import Card, Deck
+from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
+from kwartet_epistemic.epistemics.state import World
+from kwartet_epistemic.errors import GameSetupError, KwartetError
+from kwartet_epistemic.events import (
+    Answered,
+    Asked,
+    CardMoved,
+    Drew,
+    Event,
+    GameEnded,
+    HandEmptied,
+    MiddleCardTurned,
+    QuartetExposed,
+    TurnPassed,
+)
+from kwartet_epistemic.game import PlayerView
+
+__all__ = [
+    "KNOWLEDGE_KINDS",
+    "ExactKnowledge",
+    "FactKnowledge",
+    "HandKnowledge",
+    "KnowledgeBase",
+    "make_knowledge",
+]
+
+
+class KnowledgeBase(Protocol):
+    """What a player knows, kept up to date from the player's successive views."""
+
+    kind: str
+    player: str
+
+    def update(self, view: PlayerView) -> None:
+        """Take in the view (the same game, later or equal; a new game starts afresh)."""
+        ...
+
+    def probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
+        """``[n_cards, n_players]``: the player's probability that each player holds each
+        card now (rows in deck order).  With ``families`` only their rows are
+        guaranteed; other rows may be NaN."""
+        ...
+
+    def known_holder(self, card: Card | str) -> str | None:
+        """The player who holds ``card`` if this player knows it, else None."""
+        ...
+
+
+def _known_from_row(row: np.ndarray, players: Sequence[str]) -> str | None:
+    """The holder a probability row names with certainty, or None."""
+    holders = np.flatnonzero(row)
+    if len(holders) == 1 and row[holders[0]] == 1.0:
+        return players[int(holders[0])]
+    return None
+
+
+class _ViewFollower:
+    """Follows one game through a player's successive views: new events only."""
+
+    def __init__(self, player: str) -> None:
+        if not isinstance(player, str):
+            raise GameSetupError(f"player {player!r}: expected a player name such as 'A'")
+        self.player = player
+        self.view: PlayerView | None = None
+        self._first: Event | None = None
+        self._seen = 0
+        self._last: Event | None = None
+
+    def _new_events(self, view: PlayerView) -> tuple[tuple[Event, ...], bool]:
+        """The events of ``view`` not yet taken in, and whether the game is a new one."""
+        if not isinstance(view, PlayerView):
+            raise GameSetupError(f"{view!r}: expected a PlayerView (game.view(player))")
+        if view.player != self.player:
+            raise GameSetupError(
+                f"this knowledge belongs to {self.player}; it was given {view.player}'s view"
+            )
+        record = view.record
+        # The same game hands out the same event objects: identity, not equality (two
+        # games can have equal public records but different hands).
+        same = (
+            self.view is not None
+            and len(record) >= self._seen
+            and record[0] is self._first
+            and (self._seen == 0 or record[self._seen - 1] is self._last)
+        )
+        fresh = not same
+        if fresh:
+            self._seen = 0
+        new = record[self._seen :]
+        self.view = view
+        self._first = record[0] if record else None
+        self._last = record[-1] if record else None
+        self._seen = len(record)
+        return new, fresh
+
+
+class ExactKnowledge(_ViewFollower):
+    """A player's exact knowledge: the counting engine's semantics, one incremental state.
+
+    The public constraints (:class:`~kwartet_epistemic.epistemics.history.PublicHistory`)
+    are extended with each view's new events only; the marginals are recomputed only when
+    something changed, with each family's table cached under its constraints.  After the
+    player's own successful ask for a card whose holder they knew, nothing else changed for
+    them, so the previous answer is patched rather than recomputed.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> me = ExactKnowledge("A")
+    >>> me.update(game.view("A"))
+    >>> me.world_count() == kw.knowledge(game.view("A")).count_worlds("A")
+    True
+    >>> p = me.probabilities()
+    >>> bool(np.allclose(p, kw.knowledge(game.view("A")).location_probabilities("A")))
+    True
+    """
+
+    kind = "exact"
+
+    def __init__(self, player: str) -> None:
+        super().__init__(player)
+        self._history: PublicHistory | None = None
+        self._info: PrivateInfo | None = None
+        self._memo: dict[tuple[object, ...], object] = {}
+        self._public_memo: dict[tuple[object, ...], object] = {}
+        # (events seen, families computed, probabilities, world count)
+        self._cache: tuple[int, frozenset[int], np.ndarray, int] | None = None
+        self._public_cache: tuple[int, frozenset[int], np.ndarray] | None = None
+
+    # ----- following the game -------------------------------------------------------
+
+    def update(self, view: PlayerView) -> None:
+        """Take in the new events of ``view``."""
+        new, fresh = self._new_events(view)
+        if fresh or self._history is None:
+            self._history = PublicHistory(view.deck, view.players, view.rules)
+            self._memo.clear()
+            self._public_memo.clear()
+            self._cache = self._public_cache = None
+            self._info = None
+        if new:
+            before = self._cache
+            self._history.extend(event.public() for event in new)
+            self._cache = self._patched(before, new) if before is not None else None
+        if self._info is None or view.rules.draw_pile:
+            self._info = private_info(view.deck, self.player, view.hand, view.record)
+
+    @property
+    def history(self) -> PublicHistory:
+        """The public constraints so far."""
+        return self._require_history()
+
+    def _require_history(self) -> PublicHistory:
+        if self._history is None:
+            raise KwartetError(f"{self.player}'s knowledge has seen no view yet: call update()")
+        return self._history
+
+    def _patched(
+        self, cache: tuple[int, frozenset[int], np.ndarray, int], new: Sequence[Event]
+    ) -> tuple[int, frozenset[int], np.ndarray, int] | None:
+        """The answer after the player's own sure ask, without recounting; else None.
+
+        If the player knew that the target held the card, every one of their worlds has
+        it there: moving it to them maps worlds one to one, so nothing else changes.
+        """
+        seen, families, matrix, count = cache
+        if len(new) < 3 or seen + len(new) != self._seen:
+            return None
+        asked, answered, moved = new[0], new[1], new[2]
+        if not (
+            type(asked) is Asked
+            and asked.asker == self.player
+            and type(answered) is Answered
+            and answered.has_card
+            and type(moved) is CardMoved
+            and moved.destination == self.player
+        ):
+            return None
+        players = self.view.players if self.view is not None else ()
+        c = asked.card.index
+        if asked.card.family_index not in families:
+            return None
+        if _known_from_row(matrix[c], players) != asked.target:
+            return None
+        deck = self._require_history().deck
+        patched = matrix.copy()
+        patched[c] = 0.0
+        patched[c, players.index(self.player)] = 1.0
+        for event in new[3:]:
+            if type(event) is QuartetExposed:
+                f = deck.family_index(event.family)
+                patched[4 * f : 4 * f + 4] = 0.0
+            elif type(event) not in (HandEmptied, TurnPassed, GameEnded):
+                return None
+        return self._seen, families, patched, count
+
+    # ----- answers ------------------------------------------------------------------
+
+    def probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
+        """``[n_cards, n_players]``: the exact probability, over this player's possible
+        worlds, that each player holds each card now (rows of families not asked for may
+        be NaN)."""
+        history = self._require_history()
+        wanted = frozenset(range(history.deck.n_families) if families is None else families)
+        cache = self._cache
+        if cache is not None and cache[0] == self._seen:
+            if wanted <= cache[1]:
+                return cache[2]
+            wanted |= cache[1]  # one computation for both, so the cache keeps both
+        assert self._info is not None
+        matrix, count = self._compute(history, [self._info], wanted, self._memo)
+        self._cache = (self._seen, wanted, matrix, count)
+        return matrix
+
+    def public_probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
+        """The same over the public worlds (what everybody knows: no private hand)."""
+        history = self._require_history()
+        wanted = frozenset(range(history.deck.n_families) if families is None else families)
+        cache = self._public_cache
+        if cache is not None and cache[0] == self._seen:
+            if wanted <= cache[1]:
+                return cache[2]
+            wanted |= cache[1]
+        matrix, _ = self._compute(history, [], wanted, self._public_memo)
+        self._public_cache = (self._seen, wanted, matrix)
+        return matrix
+
+    def world_count(self) -> int:
+        """The exact number of worlds this player considers possible."""
+        history = self._require_history()
+        cache = self._cache
+        if cache is None or cache[0] != self._seen:
+            self.probabilities(range(history.deck.n_families))
+            cache = self._cache
+        assert cache is not None
+        return cache[3]
+
+    def known_holder(self, card: Card | str) -> str | None:
+        """The holder of ``card`` if this player knows it, else None."""
+        history = self._require_history()
+        resolved = history.deck.card(card)
+        row = self.probabilities([resolved.family_index])[resolved.index]
+        return _known_from_row(row, history.players)
+
+    def sample_worlds(self, n: int, rng: np.random.Generator) -> list[World]:
+        """``n`` of this player's possible worlds, drawn exactly uniformly."""
+        history = self._require_history()
+        assert self._info is not None
+        counter = WorldCounter(history, [self._info])
+        if counter.count == 0:
+            raise KwartetError("no world is consistent with the record")
+        deck = history.deck
+        worlds = []
+        for _ in range(n):
+            hands: dict[str, list[Card]] = {p: [] for p in history.players}
+            piles: dict[str, list[Card]] = {}
+            for c, slot in sorted(counter.sample(rng).items()):
+                where = history.location[c]
+                if where is None:
+                    owner = history.slot_owner[slot]
+                    if owner is None:
+                        piles.setdefault(history.slot_names[slot], []).append(deck.cards[c])
+                    else:
+                        hands[owner].append(deck.cards[c])
+                elif where in hands:
+                    hands[where].append(deck.cards[c])
+            worlds.append(
+                World(
+                    {p: tuple(h) for p, h in hands.items()}, {k: tuple(v) for k, v in piles.items()}
+                )
+            )
+        return worlds
+
+    @staticmethod
+    def _compute(
+        history: PublicHistory,
+        infos: list[PrivateInfo],
+        wanted: frozenset[int],
+        memo: dict[tuple[object, ...], object],
+    ) -> tuple[np.ndarray, int]:
+        fast = viewer_marginals(history, infos, wanted, memo)
+        if fast is not None:
+            count, origins = fast
+        else:  # draw piles, face-down cards, huge counts: the counting engine itself
+            counter = WorldCounter(history, infos)
+            count = counter.count
+            origins = counter.origin_counts().astype(np.float64)
+        if count == 0:
+            raise KwartetError("no world is consistent with the record")
+        players = history.players
+        column = {p: i for i, p in enumerate(players)}
+        owner_of_slot = np.zeros((len(history.slot_owner), len(players)))
+        for slot, owner in enumerate(history.slot_owner):
+            if owner is not None:
+                owner_of_slot[slot, column[owner]] = 1.0
+        rows = [c for f in sorted(wanted) for c in range(4 * f, 4 * f + 4)]
+        matrix = np.full((len(history.deck), len(players)), np.nan)
+        matrix[rows] = origins[rows] @ owner_of_slot / count
+        for c in rows:
+            where = history.location[c]
+            if where is not None:
+                matrix[c] = 0.0
+                if where in column:
+                    matrix[c, column[where]] = 1.0
+        return matrix, count
+
+
+class FactKnowledge(_ViewFollower):
+    """A list of facts with unit propagation inside one family (earlier projects' method).
+
+    Facts: "P holds c" (a known holder), "P lacks c", the candidate holders of c
+    (exactly one of them holds it), and clauses "P holds at least one of these cards".
+    Propagation stays inside a family: a card with one candidate left is held by it; a
+    clause with one card left makes that card held.  Hand sizes, the no-complete-family
+    rule and links between families are ignored: that is what separates it from
+    :class:`ExactKnowledge`.
+
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+    ...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+    >>> _ = game.ask("B", "7H")     # so A holds one of 7S 7D 7C; C holds 7D and 7C
+    >>> facts = FactKnowledge("C")
+    >>> facts.update(game.view("C"))
+    >>> facts.known_holder("7H"), facts.known_holder("7S"), facts.candidates("8H")
+    ('A', 'A', ('A', 'B'))
+    """
+
+    kind = "facts"
+
+    def __init__(self, player: str) -> None:
+        super().__init__(player)
+        self._deck: Deck | None = None
+        self._players: tuple[str, ...] = ()
+        self._holder: list[str | None] = []
+        self._lacks: list[set[str]] = []
+        self._clauses: list[list[tuple[str, frozenset[int]]]] = []
+        self._piles = False
+        self._cache: tuple[int, np.ndarray] | None = None
+
+    def update(self, view: PlayerView) -> None:
+        """Take in the new events of ``view`` and propagate."""
+        new, fresh = self._new_events(view)
+        if fresh or self._deck is None:
+            self._deck = view.deck
+            self._players = view.players
+            n = len(view.deck)
+            self._holder = [None] * n
+            self._lacks = [set() for _ in range(n)]
+            self._clauses = [[] for _ in range(view.deck.n_families)]
+            rules = view.rules
+            self._piles = bool(rules.draw_pile or rules.dealing == "equal" or rules.memory_cards)
+            self._cache = None
+        touched: set[int] = set()
+        for event in new:
+            touched |= self._take(event, view)
+        # The own hand is known exactly (it also shows the player's own draws).
+        own = {c.index for c in view.hand}
+        for c in range(len(self._holder)):
+            holder = self._holder[c]
+            if c in own:
+                if holder != self.player:
+                    self._holder[c] = self.player
+                    touched.add(c // 4)
+            elif holder == self.player:
+                self._holder[c] = None
+                touched.add(c // 4)
+            if c not in own and self.player not in self._lacks[c] and holder is None:
+                self._lacks[c].add(self.player)
+                touched.add(c // 4)
+        for f in touched:
+            self._propagate(f)
+        if new or touched:
+            self._cache = None
+
+    def _take(self, event: Event, view: PlayerView) -> set[int]:
+        """Record one event's facts; returns the families it touched."""
+        deck = view.deck
+        kind = type(event)
+        if kind is Asked:
+            assert isinstance(event, Asked)
+            f = event.card.family_index
+            cards = {c.index for c in deck.family_cards(f)}
+            if not view.rules.bluffing:
+                self._lacks[event.card.index].add(event.asker)
+                cards.discard(event.card.index)
+            self._clauses[f].append((event.asker, frozenset(cards)))
+            return {f}
+        if kind is Answered:
+            assert isinstance(event, Answered)
+            if not event.has_card:
+                self._lacks[event.card.index].add(event.target)
+            return {event.card.family_index}
+        if kind is CardMoved:
+            assert isinstance(event, CardMoved)
+            c = event.card.index
+            f = event.card.family_index
+            self._holder[c] = event.destination
+            self._lacks[c] = set()
+            # "source held one of S" may have been made true by c alone: forget it.
+            self._clauses[f] = [
+                (p, cards)
+                for p, cards in self._clauses[f]
+                if not (p == event.source and c in cards)
+            ]
+            return {f}
+        if kind is QuartetExposed:
+            assert isinstance(event, QuartetExposed)
+            f = deck.family_index(event.family)
+            for card in deck.family_cards(f):
+                self._holder[card.index] = "exposed"
+            self._clauses[f] = []
+            return {f}
+        if kind is Drew:
+            assert isinstance(event, Drew)
+            # The drawer may now hold any card still unseen: their "lacks" facts lapse.
+            for c, holder in enumerate(self._holder):
+                if holder is None:
+                    self._lacks[c].discard(event.player)
+            return set(range(deck.n_families))
+        if kind is MiddleCardTurned:
+            assert isinstance(event, MiddleCardTurned)
+            self._holder[event.card.index] = "middle"
+            return {event.card.family_index}
+        if kind is HandEmptied:
+            assert isinstance(event, HandEmptied)
+            for c, holder in enumerate(self._holder):
+                if holder is None:
+                    self._lacks[c].add(event.player)
+            return set(range(deck.n_families))
+        return set()
+
+    def _propagate(self, f: int) -> None:
+        """Unit propagation inside family ``f`` until nothing changes."""
+        players = self._players
+        cards = range(4 * f, 4 * f + 4)
+        changed = True
+        while changed:
+            changed = False
+            for c in cards:
+                if self._holder[c] is None and not self._piles:
+                    candidates = [p for p in players if p not in self._lacks[c]]
+                    if len(candidates) == 1:
+                        self._holder[c] = candidates[0]
+                        changed = True
+            kept = []
+            for player, options in self._clauses[f]:
+                if any(self._holder[c] == player for c in options):
+                    continue  # satisfied: no longer informative
+                left = frozenset(
+                    c for c in options if self._holder[c] is None and player not in self._lacks[c]
+                )
+                if len(left) == 1:
+                    (c,) = left
+                    self._holder[c] = player
+                    changed = True
+                    continue
+                if left:
+                    kept.append((player, left))
+            self._clauses[f] = kept
+
+    def candidates(self, card: Card | str) -> tuple[str, ...]:
+        """The players who may hold ``card`` (one if it is known; none if exposed or in a
+        pile for sure)."""
+        if self._deck is None:
+            raise KwartetError(f"{self.player}'s knowledge has seen no view yet: call update()")
+        c = self._deck.card(card).index
+        holder = self._holder[c]
+        if holder is not None:
+            return (holder,) if holder in self._players else ()
+        return tuple(p for p in self._players if p not in self._lacks[c])
+
+    def probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
+        """Uniform over each card's candidate holders (1 for a known holder)."""
+        if self._deck is None:
+            raise KwartetError(f"{self.player}'s knowledge has seen no view yet: call update()")
+        if self._cache is not None and self._cache[0] == self._seen:
+            return self._cache[1]
+        players = self._players
+        matrix = np.zeros((len(self._deck), len(players)))
+        column = {p: i for i, p in enumerate(players)}
+        for c in range(len(self._deck)):
+            holder = self._holder[c]
+            if holder is not None:
+                if holder in column:
+                    matrix[c, column[holder]] = 1.0
+                continue
+            holders = [column[p] for p in players if p not in self._lacks[c]]
+            # With piles the card may lie in none of the hands: one more "candidate".
+            places = len(holders) + (1 if self._piles else 0)
+            if holders:
+                matrix[c, holders] = 1.0 / places
+        self._cache = (self._seen, matrix)
+        return matrix
+
+    def known_holder(self, card: Card | str) -> str | None:
+        """The holder of ``card`` if the facts say who it is."""
+        if self._deck is None:
+            raise KwartetError(f"{self.player}'s knowledge has seen no view yet: call update()")
+        holder = self._holder[self._deck.card(card).index]
+        return holder if holder in self._players else None
+
+
+class HandKnowledge(_ViewFollower):
+    """No memory: the own hand and the table as it lies now, nothing from the record.
+
+    Every opponent who still holds cards is a candidate holder of every card not in the
+    own hand and not exposed (face-up middle cards are seen on the table).
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> hand = HandKnowledge("A")
+    >>> hand.update(game.view("A"))
+    >>> hand.known_holder(game.hand("A")[0]), hand.known_holder(game.hand("B")[0])
+    ('A', None)
+    """
+
+    kind = "hand"
+
+    def update(self, view: PlayerView) -> None:
+        """Look at the table now (nothing is remembered)."""
+        self._new_events(view)
+
+    def probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
+        """1 for the own cards; uniform over the opponents holding cards otherwise."""
+        view = self.view
+        if view is None:
+            raise KwartetError(f"{self.player}'s knowledge has seen no view yet: call update()")
+        players = view.players
+        me = players.index(self.player)
+        matrix = np.zeros((len(view.deck), len(players)))
+        others = [i for i, p in enumerate(players) if i != me and view.hand_sizes[p] > 0]
+        exposed = {view.deck.family_index(f) for f in view.exposed}
+        face_up = {c.index for c in view.middle if c is not None}
+        own = {c.index for c in view.hand}
+        for c in range(len(view.deck)):
+            if c in own:
+                matrix[c, me] = 1.0
+            elif c // 4 not in exposed and c not in face_up and others:
+                matrix[c, others] = 1.0 / len(others)
+        return matrix
+
+    def known_holder(self, card: Card | str) -> str | None:
+        """Only the own cards are known."""
+        view = self.view
+        if view is None:
+            raise KwartetError(f"{self.player}'s knowledge has seen no view yet: call update()")
+        return self.player if view.deck.card(card) in view.hand else None
+
+
+KNOWLEDGE_KINDS: dict[str, type[ExactKnowledge | FactKnowledge | HandKnowledge]] = {
+    "exact": ExactKnowledge,
+    "facts": FactKnowledge,
+    "hand": HandKnowledge,
+}
+
+
+def make_knowledge(kind: str, player: str) -> KnowledgeBase:
+    """A new knowledge base of ``kind`` (``exact``, ``facts`` or ``hand``) for ``player``.
+
+    >>> make_knowledge("facts", "B").kind
+    'facts'
+    >>> make_knowledge("psychic", "B")
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.GameSetupError: knowledge 'psychic': expected one of exact, facts, hand
+    """
+    if kind not in KNOWLEDGE_KINDS:
+        raise GameSetupError(f"knowledge {kind!r}: expected one of {', '.join(KNOWLEDGE_KINDS)}")
+    return KNOWLEDGE_KINDS[kind](player)

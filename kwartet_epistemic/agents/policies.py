@@ -1,0 +1,471 @@
+"""How an agent chooses: policies that read only the view and the agent's knowledge.
+
+A policy gets the player's :class:`~kwartet_epistemic.PlayerView`, the player's
+:class:`~kwartet_epistemic.agents.knowledge.KnowledgeBase` (already updated with the view)
+and the legal asks, and returns one of them.  Every policy works with every kind of
+knowledge: "known holder" means the knowledge names the holder for sure, "candidate
+holders" are the players it gives a chance above 0, and "probability" is its chance.
+
+The strategies of the earlier student projects, as they describe them: :class:`Owner`,
+:class:`Defensive`, :class:`Aggressive`, :class:`Greedy`, :class:`Silent`; the folk tips of
+the rule texts as switchable behaviours (:class:`Tips`); :class:`KnowledgePolicy` (first
+order, exact probabilities) and :class:`HigherOrder` (also what the others know).
+
+>>> import kwartet_epistemic as kw
+>>> from kwartet_epistemic.agents.knowledge import ExactKnowledge
+>>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+>>> _ = game.ask("B", "7D")                     # no: B's turn
+>>> _ = game.ask("A", "7C")                     # B asks A: no; A's turn again
+>>> view = game.view("A")
+>>> knowledge = ExactKnowledge("A")
+>>> knowledge.update(view)
+>>> knowledge.known_holder("7D"), knowledge.known_holder("7C")    # both refusals told A
+('C', 'C')
+>>> KnowledgePolicy().choose(view, knowledge, view.legal_asks(), np.random.default_rng(0))
+Ask('A', 'C', '7C')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from kwartet_epistemic.agents.knowledge import ExactKnowledge, KnowledgeBase
+from kwartet_epistemic.errors import GameSetupError, IllegalAskError
+from kwartet_epistemic.events import Asked, CardMoved
+from kwartet_epistemic.game import Ask, PlayerView
+
+__all__ = [
+    "TIPS",
+    "Aggressive",
+    "Defensive",
+    "Greedy",
+    "HigherOrder",
+    "KnowledgePolicy",
+    "Owner",
+    "Policy",
+    "RandomPolicy",
+    "Silent",
+    "Situation",
+    "Tips",
+]
+
+
+class Situation:
+    """One decision's facts, computed once and shared by the helpers of every policy.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view("B")
+    >>> knowledge = ExactKnowledge("B"); knowledge.update(view)
+    >>> s = Situation(view, knowledge, view.legal_asks())
+    >>> s.me, len(s.asks) == len(view.legal_asks()), s.known_asks() == []
+    ('B', True, True)
+    """
+
+    def __init__(self, view: PlayerView, knowledge: KnowledgeBase, asks: Sequence[Ask]) -> None:
+        if not asks:
+            raise IllegalAskError(f"{view.player} has no legal ask: it is not their turn")
+        self.view = view
+        self.knowledge = knowledge
+        self.asks = list(asks)
+        self.me = view.player
+        self.players = view.players
+        self.column = {p: i for i, p in enumerate(view.players)}
+        self.own = {c.index for c in view.hand}
+        self.held_families = sorted({c.family_index for c in view.hand})
+
+    @cached_property
+    def probabilities(self) -> np.ndarray:
+        """The knowledge's probabilities for the families the player can ask about."""
+        return self.knowledge.probabilities(self.held_families)
+
+    def chance(self, ask: Ask) -> float:
+        """The knowledge's probability that ``ask`` gets a yes."""
+        if ask.card.index in self.own:
+            return 0.0  # a bluff: the target cannot hold it
+        return float(self.probabilities[ask.card.index, self.column[ask.target]])
+
+    def known_asks(self) -> list[Ask]:
+        """The asks whose target the knowledge names as the card's holder."""
+        return [ask for ask in self.asks if self.chance(ask) == 1.0]
+
+    def candidates(self, card_index: int) -> list[str]:
+        """Opponents (among the targets) whom the knowledge gives a chance of holding it."""
+        row = self.probabilities[card_index]
+        return [
+            ask.target
+            for ask in self.asks
+            if ask.card.index == card_index and row[self.column[ask.target]] > 0.0
+        ]
+
+    def missing_cards(self) -> list[int]:
+        """The askable cards the player lacks (deck order)."""
+        return sorted({a.card.index for a in self.asks if a.card.index not in self.own})
+
+    def family_count(self, card_index: int) -> int:
+        """How many cards of the card's family the player holds."""
+        f = card_index // 4
+        return sum(1 for c in self.own if c // 4 == f)
+
+    def scores(self) -> Mapping[str, int]:
+        """Quartets laid down so far."""
+        return self.view.scores
+
+
+def _pick(options: Sequence[Ask], rng: np.random.Generator) -> Ask:
+    return options[int(rng.integers(len(options)))]
+
+
+def _best(options: Sequence[Ask], key: Callable[[Ask], Any], rng: np.random.Generator) -> Ask:
+    """A uniformly random choice among the options with the largest ``key``."""
+    scored = [(key(ask), ask) for ask in options]
+    top = max(score for score, _ in scored)
+    return _pick([ask for score, ask in scored if score == top], rng)
+
+
+class Policy:
+    """Base of all policies: :meth:`choose` returns one of the legal ``asks``."""
+
+    name = "policy"
+
+    def choose(
+        self,
+        view: PlayerView,
+        knowledge: KnowledgeBase,
+        asks: Sequence[Ask],
+        rng: np.random.Generator,
+    ) -> Ask:
+        """The ask to make (one of ``asks``)."""
+        return self.decide(Situation(view, knowledge, asks), rng)
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        """The ask to make in ``situation``."""
+        raise NotImplementedError
+
+
+def _known_first(situation: Situation, rng: np.random.Generator) -> Ask | None:
+    """A sure ask, finishing the fullest family first; None if no holder is known."""
+    known = situation.known_asks()
+    if not known:
+        return None
+    return _best(known, lambda a: situation.family_count(a.card.index), rng)
+
+
+@dataclass(frozen=True)
+class RandomPolicy(Policy):
+    """A uniformly random legal ask (the knowledge is not used).
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view(game.to_move)
+    >>> k = ExactKnowledge(view.player); k.update(view)
+    >>> RandomPolicy().choose(view, k, view.legal_asks(), np.random.default_rng(1)) in view.legal_asks()
+    True
+    """
+
+    name = "random"
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        return _pick(situation.asks, rng)
+
+
+@dataclass(frozen=True)
+class Greedy(Policy):
+    """Known holder first, else a random legal ask."""
+
+    name = "greedy"
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        return _known_first(situation, rng) or _pick(situation.asks, rng)
+
+
+@dataclass(frozen=True)
+class Owner(Policy):
+    """Known holder first, else a random missing card and a random candidate holder of it."""
+
+    name = "owner"
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        sure = _known_first(situation, rng)
+        if sure is not None:
+            return sure
+        cards = [c for c in situation.missing_cards() if situation.candidates(c)]
+        if not cards:
+            return _pick(situation.asks, rng)
+        card = cards[int(rng.integers(len(cards)))]
+        target = _pick_name(situation.candidates(card), rng)
+        return _ask_for(situation, target, card)
+
+
+def _pick_name(names: Sequence[str], rng: np.random.Generator) -> str:
+    return names[int(rng.integers(len(names)))]
+
+
+def _ask_for(situation: Situation, target: str, card_index: int) -> Ask:
+    for ask in situation.asks:
+        if ask.target == target and ask.card.index == card_index:
+            return ask
+    raise IllegalAskError(f"no legal ask of {target} for card {card_index}")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class Defensive(Policy):
+    """Known holder first; else the families closest to completion, among their cards
+    those with the fewest candidate holders, and a random candidate."""
+
+    name = "defensive"
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        sure = _known_first(situation, rng)
+        if sure is not None:
+            return sure
+        cards = [c for c in situation.missing_cards() if situation.candidates(c)]
+        if not cards:
+            return _pick(situation.asks, rng)
+        closest = max(situation.family_count(c) for c in cards)
+        cards = [c for c in cards if situation.family_count(c) == closest]
+        fewest = min(len(situation.candidates(c)) for c in cards)
+        cards = [c for c in cards if len(situation.candidates(c)) == fewest]
+        card = cards[int(rng.integers(len(cards)))]
+        return _ask_for(situation, _pick_name(situation.candidates(card), rng), card)
+
+
+@dataclass(frozen=True)
+class Aggressive(Policy):
+    """Known holder first; else target the highest-scoring opponent, with the cards whose
+    candidate set (containing that opponent) is smallest."""
+
+    name = "aggressive"
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        sure = _known_first(situation, rng)
+        if sure is not None:
+            return sure
+        scores = situation.scores()
+        targets = sorted(
+            {a.target for a in situation.asks}, key=lambda p: (-scores[p], rng.random())
+        )
+        for target in targets:
+            cards = [c for c in situation.missing_cards() if target in situation.candidates(c)]
+            if cards:
+                fewest = min(len(situation.candidates(c)) for c in cards)
+                cards = [c for c in cards if len(situation.candidates(c)) == fewest]
+                return _ask_for(situation, target, cards[int(rng.integers(len(cards)))])
+        return _pick(situation.asks, rng)
+
+
+@dataclass(frozen=True)
+class Silent(Policy):
+    """Known holder first; else, when the rules allow bluffing, it asks for a card it
+    holds (revealing nothing true beyond the family) with probability ``bluff_rate``, and
+    otherwise a random legal ask (so that silent players cannot stall a game forever);
+    without bluffing it plays greedy."""
+
+    bluff_rate: float = 0.5
+    name = "silent"
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.bluff_rate < 1.0:
+            raise GameSetupError(f"silent bluff_rate={self.bluff_rate!r}: expected 0 <= rate < 1")
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        sure = _known_first(situation, rng)
+        if sure is not None:
+            return sure
+        bluffs = [a for a in situation.asks if a.card.index in situation.own]
+        if bluffs and rng.random() < self.bluff_rate:
+            return _pick(bluffs, rng)
+        return _pick(situation.asks, rng)
+
+
+@dataclass(frozen=True)
+class KnowledgePolicy(Policy):
+    """First order: a card whose holder it knows; else the ask with the highest
+    probability of a yes, ties broken towards finishing a family, then at random."""
+
+    name = "knowledge"
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        return _best(
+            situation.asks,
+            lambda a: (situation.chance(a), situation.family_count(a.card.index)),
+            rng,
+        )
+
+
+TIPS = ("remember", "rarest", "hide", "spread", "bluff", "endgame")
+"""The folk tips of the rule texts (seeds 002/004, "Tips en strategieën"), by name."""
+
+
+@dataclass(frozen=True)
+class Tips(Policy):
+    """The folk tips of the rule texts, each a switch, on a greedy base player.
+
+    The base asks a known holder if there is one, else the most likely ask.  Each tip
+    changes one thing, so that each can be tested alone:
+
+    * ``remember``: remember every question (without it the agent looks only at its
+      hand and the table: its knowledge is replaced by no memory at all);
+    * ``rarest``: ask first for the card whose siblings were already asked about most
+      (three asked siblings make the fourth a near-sure ask);
+    * ``hide``: don't reveal a family early: prefer families the others already know it
+      collects (it asked for them before or received their cards openly);
+    * ``spread``: spread the questions over the opponents: among equal asks, the
+      opponent asked least often;
+    * ``bluff``: bluff when it can afford a miss (it leads or shares the lead): ask a
+      less likely holder of the card it wants, hiding its real target;
+    * ``endgame``: keep a sure ask for the end: while more than two quartets are open
+      and an uncertain ask is worth trying, hold back a known holder whose card does
+      not finish a family.
+
+    >>> Tips(("spread", "rarest")).enabled
+    ('rarest', 'spread')
+    >>> Tips(("psychic",))
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.GameSetupError: tip 'psychic': expected some of remember, rarest, hide, spread, bluff, endgame
+    """
+
+    enabled: tuple[str, ...] = TIPS
+    name = "tips"
+
+    def __post_init__(self) -> None:
+        for tip in self.enabled:
+            if tip not in TIPS:
+                raise GameSetupError(f"tip {tip!r}: expected some of {', '.join(TIPS)}")
+        object.__setattr__(self, "enabled", tuple(t for t in TIPS if t in self.enabled))
+
+    def choose(
+        self,
+        view: PlayerView,
+        knowledge: KnowledgeBase,
+        asks: Sequence[Ask],
+        rng: np.random.Generator,
+    ) -> Ask:
+        if "remember" not in self.enabled:
+            from kwartet_epistemic.agents.knowledge import HandKnowledge
+
+            forgetful = HandKnowledge(view.player)
+            forgetful.update(view)
+            knowledge = forgetful
+        return self.decide(Situation(view, knowledge, asks), rng)
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        on = set(self.enabled)
+        record = situation.view.record
+        me = situation.me
+        asked_about: dict[int, int] = {}
+        my_asks: dict[str, int] = {}
+        revealed: set[int] = set()
+        for event in record:
+            if type(event) is Asked:
+                asked_about[event.card.index] = asked_about.get(event.card.index, 0) + 1
+                if event.asker == me:
+                    my_asks[event.target] = my_asks.get(event.target, 0) + 1
+                    revealed.add(event.card.family_index)
+            elif type(event) is CardMoved and event.destination == me:
+                revealed.add(event.card.family_index)
+
+        def siblings_asked(card_index: int) -> int:
+            f = card_index // 4
+            return sum(1 for c in range(4 * f, 4 * f + 4) if c != card_index and c in asked_about)
+
+        known = situation.known_asks()
+        uncertain = [a for a in situation.asks if a not in known]
+        open_families = situation.view.deck.n_families - len(situation.view.exposed)
+        if known and "endgame" in on and uncertain and open_families > 2:
+            finishing = [a for a in known if situation.family_count(a.card.index) == 3]
+            best_uncertain = max(situation.chance(a) for a in uncertain)
+            if not finishing and best_uncertain >= 0.5:
+                known = []  # keep the sure asks for later
+        if known:
+            return _best(known, lambda a: situation.family_count(a.card.index), rng)
+
+        def key(ask: Ask) -> tuple[float, ...]:
+            # A possible holder before anything else: hopeless asks can go on forever.
+            parts: list[float] = [float(situation.chance(ask) > 0.0)]
+            if "rarest" in on:
+                parts.append(siblings_asked(ask.card.index))
+            if "hide" in on:
+                parts.append(1.0 if ask.card.family_index in revealed else 0.0)
+            parts.append(situation.chance(ask))
+            parts.append(situation.family_count(ask.card.index))
+            if "spread" in on:
+                parts.append(-my_asks.get(ask.target, 0))
+            return tuple(parts)
+
+        choice = _best(uncertain or situation.asks, key, rng)
+        if "bluff" in on:
+            scores = situation.scores()
+            if scores[me] >= max(scores.values()):
+                decoys = [
+                    a
+                    for a in situation.asks
+                    if a.card == choice.card
+                    and a.target != choice.target
+                    and 0.0 < situation.chance(a) < situation.chance(choice)
+                ]
+                if decoys:
+                    return _best(decoys, lambda a: -situation.chance(a), rng)
+        return choice
+
+
+@dataclass(frozen=True)
+class HigherOrder(Policy):
+    """First order plus what the others know about it and about each other.
+
+    From the public worlds (what every player knows: the record without any hand) it
+    reads, for each family, whether the others know it holds a card of it, and for
+    each card whether everybody knows where it is.  Then:
+
+    * sure asks first; among them the cards everybody can locate (denying the card to
+      an opponent who knows where to find it), then the families the others know it
+      holds (they are at risk), then the fullest family;
+    * otherwise the ask that maximises its probability of a yes, plus ``risk_weight``
+      if the others know it holds the family, minus ``reveal_weight`` times what the
+      ask reveals that was not public (that it holds the family, that it lacks the card).
+
+    With fact-list or no-memory knowledge the public part is not available and it plays
+    as :class:`KnowledgePolicy`.
+    """
+
+    risk_weight: float = 0.15
+    reveal_weight: float = 0.1
+    name = "higher_order"
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        knowledge = situation.knowledge
+        if not isinstance(knowledge, ExactKnowledge):
+            return KnowledgePolicy().decide(situation, rng)
+        public = knowledge.public_probabilities(situation.held_families)
+        me = situation.column[situation.me]
+        exposure = {f: float(public[4 * f : 4 * f + 4, me].max()) for f in situation.held_families}
+        known = situation.known_asks()
+        if known:
+
+            def sure_key(ask: Ask) -> tuple[float, ...]:
+                everybody_knows = public[ask.card.index, situation.column[ask.target]] == 1.0
+                return (
+                    float(everybody_knows),
+                    exposure[ask.card.family_index],
+                    situation.family_count(ask.card.index),
+                )
+
+            return _best(known, sure_key, rng)
+        bluffing = situation.view.rules.bluffing
+
+        def key(ask: Ask) -> tuple[float, ...]:
+            f = ask.card.family_index
+            reveal = 1.0 - exposure[f]
+            if not bluffing:
+                reveal += float(public[ask.card.index, me])
+            score = (
+                situation.chance(ask) + self.risk_weight * exposure[f] - self.reveal_weight * reveal
+            )
+            return (round(score, 12), situation.family_count(ask.card.index))
+
+        return _best(situation.asks, key, rng)

@@ -1,0 +1,347 @@
+"""The ``search`` policy: sample possible worlds, play each out, keep the best ask.
+
+The agent draws worlds from its own knowledge (exactly uniformly with exact knowledge),
+and for each world and each candidate ask plays the game to the end with a fast default
+policy for every player, scoring its own final quartets.  The ask with the best mean
+wins.  Play-outs run on bit masks, not on :class:`~kwartet_epistemic.Game`, and the
+players in them use only what is public in the play-out (cards seen moving, refusals),
+so no simulated player peeks at the sampled world.
+
+>>> import kwartet_epistemic as kw
+>>> from kwartet_epistemic.agents.knowledge import ExactKnowledge
+>>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+>>> view = game.view(game.to_move)
+>>> knowledge = ExactKnowledge(view.player); knowledge.update(view)
+>>> ask = Search(samples=4, candidates=3).choose(view, knowledge, view.legal_asks(),
+...                                              np.random.default_rng(0))
+>>> ask in view.legal_asks()
+True
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from kwartet_epistemic.agents.knowledge import ExactKnowledge, KnowledgeBase
+from kwartet_epistemic.agents.policies import Policy, Situation, _best, _known_first
+from kwartet_epistemic.epistemics.state import World
+from kwartet_epistemic.errors import GameSetupError
+from kwartet_epistemic.events import Answered, Asked, CardMoved, Drew
+from kwartet_epistemic.game import Ask, PlayerView
+
+__all__ = ["OBJECTIVES", "Playout", "Search"]
+
+OBJECTIVES = ("score", "margin", "win")
+"""What a play-out is worth to the searcher: its final quartets, its lead over the best
+opponent, or its share of the win."""
+
+
+@dataclass(frozen=True)
+class Search(Policy):
+    """Monte Carlo search over the agent's possible worlds.
+
+    ``samples`` worlds per decision (or as many as fit in ``milliseconds``, at least
+    one), the ``candidates`` most likely asks, each played out in every sampled world with
+    the same random numbers.  Sure asks (a known holder) are played without searching.
+
+    >>> Search(samples=0)
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.GameSetupError: search samples=0: expected at least 1
+    """
+
+    samples: int = 24
+    candidates: int = 5
+    milliseconds: float | None = None
+    objective: str = "score"
+    name = "search"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.samples, int) or self.samples < 1:
+            raise GameSetupError(f"search samples={self.samples!r}: expected at least 1")
+        if not isinstance(self.candidates, int) or self.candidates < 1:
+            raise GameSetupError(f"search candidates={self.candidates!r}: expected at least 1")
+        if self.milliseconds is not None and not self.milliseconds > 0:
+            raise GameSetupError(
+                f"search milliseconds={self.milliseconds!r}: expected a positive budget"
+            )
+        if self.objective not in OBJECTIVES:
+            raise GameSetupError(
+                f"search objective={self.objective!r}: expected one of {', '.join(OBJECTIVES)}"
+            )
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        sure = _known_first(situation, rng)
+        if sure is not None:
+            return sure
+        order = rng.permutation(len(situation.asks))
+        ranked = sorted(
+            (situation.asks[int(i)] for i in order),
+            key=lambda a: (-situation.chance(a), -situation.family_count(a.card.index)),
+        )[: self.candidates]
+        if len(ranked) == 1:
+            return ranked[0]
+        start = time.perf_counter()
+        playout = Playout.from_view(situation.view)
+        totals = np.zeros(len(ranked))
+        sampled = 0
+        limit = self.samples if self.milliseconds is None else 1_000_000
+        while sampled < limit:
+            world = _sample_world(situation.knowledge, situation.view, rng)
+            seed = int(rng.integers(2**63))
+            for i, ask in enumerate(ranked):
+                totals[i] += playout.value(world, ask, np.random.default_rng(seed), self.objective)
+            sampled += 1
+            if (
+                self.milliseconds is not None
+                and (time.perf_counter() - start) * 1000 >= self.milliseconds
+            ):
+                break
+        return _best(
+            ranked,
+            lambda a: (round(float(totals[ranked.index(a)]), 9), situation.chance(a)),
+            rng,
+        )
+
+
+def _sample_world(knowledge: KnowledgeBase, view: PlayerView, rng: np.random.Generator) -> World:
+    """One possible world: exactly uniform with exact knowledge, else a random filling of
+    the hands consistent with the knowledge's candidate holders and the hand sizes."""
+    if isinstance(knowledge, ExactKnowledge):
+        return knowledge.sample_worlds(1, rng)[0]
+    return _fill_hands(knowledge, view, rng)
+
+
+def _fill_hands(knowledge: KnowledgeBase, view: PlayerView, rng: np.random.Generator) -> World:
+    deck = view.deck
+    players = view.players
+    probabilities = knowledge.probabilities()
+    exposed = {deck.family_index(f) for f in view.exposed}
+    face_up = {c.index for c in view.middle if c is not None}
+    own = {c.index for c in view.hand}
+    hidden = [
+        c for c in range(len(deck)) if c // 4 not in exposed and c not in face_up and c not in own
+    ]
+    me = players.index(view.player)
+    for _attempt in range(50):
+        room = [view.hand_sizes[p] for p in players]
+        room[me] = 0
+        hands: dict[str, list[int]] = {p: [] for p in players}
+        hands[view.player] = sorted(own)
+        piles: list[int] = []
+        # Most constrained cards first, so that random filling rarely paints itself in.
+        order = sorted(hidden, key=lambda c: (int((probabilities[c] > 0).sum()), rng.random()))
+        failed = False
+        for c in order:
+            options = [q for q in range(len(players)) if room[q] > 0 and probabilities[c, q] > 0]
+            if not options:
+                options = [q for q in range(len(players)) if room[q] > 0]
+            if not options:
+                piles.append(c)  # the stock, set-aside or middle cards
+                continue
+            q = options[int(rng.integers(len(options)))]
+            hands[players[q]].append(c)
+            room[q] -= 1
+        if any(room):
+            failed = True
+        if not failed:
+            break
+    return World(
+        {p: tuple(deck.cards[c] for c in sorted(h)) for p, h in hands.items()},
+        {"stock": tuple(deck.cards[c] for c in piles)} if piles else {},
+    )
+
+
+class Playout:
+    """A fast play-out of the rest of a game on bit masks, from a player's view.
+
+    Every simulated player asks a card it has seen go to an opponent if it can, else a
+    random card of its families from an opponent not known to lack it.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view(game.to_move)
+    >>> playout = Playout.from_view(view)
+    >>> world = World({p: game.hand(p) for p in game.players}, {})
+    >>> scores = playout.run(world, view.legal_asks()[0], np.random.default_rng(0))
+    >>> sum(scores)
+    8
+    """
+
+    def __init__(
+        self,
+        view: PlayerView,
+        seen: list[int],
+        lacks: list[int],
+    ) -> None:
+        self.view = view
+        deck = view.deck
+        self.n_players = len(view.players)
+        self.me = view.players.index(view.player)
+        self.n_families = deck.n_families
+        self.ones = sum(1 << (4 * f) for f in range(deck.n_families))
+        blocked = 0
+        for f in view.exposed:
+            blocked |= 0b1111 << (4 * deck.family_index(f))
+        for c in view.middle:
+            if c is not None:
+                blocked |= 1 << c.index
+        self.blocked = blocked
+        self.scores = [view.scores[p] for p in view.players]
+        self.seen = seen
+        self.lacks = lacks
+        self.rules = view.rules
+
+    @classmethod
+    def from_view(cls, view: PlayerView) -> Playout:
+        """The public facts of the view's record, as the simulated players will use them."""
+        n = len(view.players)
+        seat = {p: i for i, p in enumerate(view.players)}
+        seen = [0] * n
+        lacks = [0] * n
+        bluffing = view.rules.bluffing
+        for event in view.record:
+            kind = type(event)
+            if kind is CardMoved:
+                bit = 1 << event.card.index  # type: ignore[attr-defined]
+                seen[seat[event.source]] &= ~bit  # type: ignore[attr-defined]
+                seen[seat[event.destination]] |= bit  # type: ignore[attr-defined]
+                lacks[seat[event.destination]] &= ~bit  # type: ignore[attr-defined]
+            elif kind is Answered and not event.has_card:  # type: ignore[attr-defined]
+                lacks[seat[event.target]] |= 1 << event.card.index  # type: ignore[attr-defined]
+            elif kind is Asked and not bluffing:
+                lacks[seat[event.asker]] |= 1 << event.card.index  # type: ignore[attr-defined]
+            elif kind is Drew:
+                lacks[seat[event.player]] = 0  # type: ignore[attr-defined]
+        return cls(view, seen, lacks)
+
+    def value(
+        self, world: World, first: Ask, rng: np.random.Generator, objective: str = "score"
+    ) -> float:
+        """What the play-out starting with ``first`` is worth to the viewer."""
+        scores = self.run(world, first, rng)
+        mine = scores[self.me]
+        if objective == "score":
+            return float(mine)
+        best_other = max(s for i, s in enumerate(scores) if i != self.me)
+        if objective == "margin":
+            return float(mine - best_other)
+        top = max(scores)
+        return 1.0 / scores.count(top) if mine == top else 0.0
+
+    def run(self, world: World, first: Ask, rng: np.random.Generator) -> list[int]:
+        """Final scores (seat order) of the game played on from ``world`` with ``first``."""
+        view = self.view
+        players = view.players
+        n = self.n_players
+        hands = [sum(1 << c.index for c in world.hands.get(p, ())) for p in players]
+        stock = [c.index for c in world.piles.get("stock", ())]
+        if stock:
+            order = rng.permutation(len(stock))
+            stock = [stock[int(i)] for i in order]
+        dead_cards = 0
+        for name in ("aside", "middle", "face down"):
+            for c in world.piles.get(name, ()):
+                dead_cards |= 1 << c.index
+        spread_dead = dead_cards | dead_cards >> 1
+        spread_dead |= spread_dead >> 2
+        blocked = self.blocked
+        unfinished = ((1 << (4 * self.n_families)) - 1) & ~blocked
+        unfinished &= ~((spread_dead & self.ones) * 0b1111)
+        seen = list(self.seen)
+        lacks = list(self.lacks)
+        scores = list(self.scores)
+        ones = self.ones
+        bluffing = self.rules.bluffing
+        clockwise = self.rules.refusal_turn == "clockwise"
+        bonus = self.rules.bonus_turn
+
+        def askable(seat: int) -> int:
+            hand = hands[seat]
+            spread = hand | hand >> 1
+            spread |= spread >> 2
+            return (spread & ones) * 0b1111 & ~blocked & ~hand
+
+        def expose(seat: int, card: int) -> bool:
+            nonlocal blocked, unfinished
+            family = 0b1111 << (4 * (card // 4))
+            if hands[seat] & family == family:
+                hands[seat] &= ~family
+                blocked |= family
+                unfinished &= ~family
+                scores[seat] += 1
+                return True
+            return False
+
+        def mover(seat: int) -> int | None:
+            if sum(1 for h in hands if h) < 2:
+                return None
+            for k in range(n):
+                s = (seat + k) % n
+                if hands[s] and askable(s):
+                    return s
+            return None
+
+        seat = self.me
+        target = players.index(first.target)
+        card = first.card.index
+        for _step in range(10_000):
+            bit = 1 << card
+            if hands[target] & bit:
+                hands[target] &= ~bit
+                hands[seat] |= bit
+                seen[target] &= ~bit
+                seen[seat] |= bit
+                lacks[seat] &= ~bit
+                expose(seat, card)
+                next_seat = seat
+            else:
+                lacks[target] |= bit
+                if not bluffing:
+                    lacks[seat] |= bit
+                next_seat = (seat + 1) % n if clockwise else target
+                if stock:
+                    drawn = stock.pop()
+                    hands[seat] |= 1 << drawn
+                    lacks[seat] = 0
+                    if expose(seat, drawn) and bonus and hands[seat]:
+                        next_seat = seat
+            if not unfinished:
+                break
+            chosen = mover(next_seat)
+            while chosen is None and stock:
+                holders = [(next_seat + k) % n for k in range(n) if hands[(next_seat + k) % n]]
+                drawer = holders[0] if holders else next_seat
+                drawn = stock.pop()
+                hands[drawer] |= 1 << drawn
+                lacks[drawer] = 0
+                expose(drawer, drawn)
+                if not unfinished:
+                    break
+                chosen = mover(next_seat)
+            if chosen is None or not unfinished:
+                break
+            seat = chosen
+            wanted = askable(seat)
+            targets = [t for t in range(n) if t != seat and hands[t]]
+            target = -1
+            for t in targets:
+                sure = wanted & seen[t]
+                if sure:
+                    target, card = t, (sure & -sure).bit_length() - 1
+                    break
+            if target < 0:
+                open_targets = [t for t in targets if wanted & ~lacks[t]]
+                target = (open_targets or targets)[int(rng.integers(len(open_targets or targets)))]
+                pool = wanted & ~lacks[target] or wanted
+                card = _nth_bit(pool, int(rng.integers(pool.bit_count())))
+        return scores
+
+
+def _nth_bit(mask: int, n: int) -> int:
+    """The index of the ``n``-th set bit of ``mask`` (lowest first)."""
+    for _ in range(n):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1

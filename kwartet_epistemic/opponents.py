@@ -6,8 +6,8 @@ true deal) and returns an :class:`Ask`, or in Memory Kwartet the slot (an int) o
 face-down middle card to turn over.
 
 >>> import kwartet_epistemic as kw
->>> opponent_names()
-('random',)
+>>> "random" in opponent_names()
+True
 >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
 >>> player = make_opponent("random", "A", np.random.default_rng(1))
 >>> player.choose(game.view("A")) in game.legal_asks()
@@ -99,7 +99,7 @@ def make_opponent(name: str, player: str, rng: np.random.Generator) -> ComputerP
     >>> make_opponent("genius", "B", np.random.default_rng(0))
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.GameSetupError: unknown opponent 'genius'; known: random
+    kwartet_epistemic.errors.GameSetupError: unknown opponent 'genius'; known: ...random...
     """
     key = name.strip().lower() if isinstance(name, str) else name
     if key not in _REGISTRY:

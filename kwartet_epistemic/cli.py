@@ -1,4 +1,4 @@
-"""The ``kwartet`` command: play, simulate, replay and demo.
+"""The ``kwartet`` command: play, simulate, tournament, replay and demo.
 
 Every subcommand has ``--help``.  Bad user input ends the command with a one-line
 message on stderr and exit status 2, never a traceback.  ``kwartet play`` reads its
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -23,12 +24,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from kwartet_epistemic.agents.agent import make_player
 from kwartet_epistemic.cards import Card, Deck, bundled_packs
 from kwartet_epistemic.demo import run_demo
 from kwartet_epistemic.errors import GameSetupError, KwartetError, RuleOptionError
 from kwartet_epistemic.events import transcript
 from kwartet_epistemic.game import Ask, Game, PlayerView, parse_ask
-from kwartet_epistemic.opponents import ComputerPlayer, make_opponent, opponent_names
+from kwartet_epistemic.opponents import ComputerPlayer, opponent_names
 from kwartet_epistemic.record import GameRecord
 from kwartet_epistemic.rules import PRESETS, RuleSet
 
@@ -354,8 +356,13 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
+def _split_specs(option: str) -> list[str]:
+    """Comma-separated agent specs; commas inside ``[...]`` options stay with their spec."""
+    return [n.strip() for n in re.split(r",(?![^\[]*\])", option) if n.strip()]
+
+
 def _opponent_kinds(option: str, count: int) -> list[str]:
-    names = [n.strip() for n in option.split(",") if n.strip()]
+    names = _split_specs(option)
     if len(names) == 1:
         return names * count
     if len(names) != count:
@@ -374,7 +381,7 @@ def _run_play(args: argparse.Namespace) -> int:
     kinds = _opponent_kinds(args.opponents, len(players) - 1)
     game = Game.deal(deck, players, seed=args.seed, rules=rules)
     opponents = {
-        player: make_opponent(
+        player: make_player(
             kind, player, np.random.default_rng(None if args.seed is None else [args.seed, k + 1])
         )
         for k, (player, kind) in enumerate(zip(players[1:], kinds, strict=True))
@@ -445,6 +452,41 @@ def _run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----- kwartet tournament ------------------------------------------------------------
+
+
+def _run_tournament(args: argparse.Namespace) -> int:
+    from kwartet_epistemic.tournament import arrangements, tournament
+
+    deck = deck_from_option(args.deck)
+    rules = rules_from_options(args.rules, args.option)
+    agents = _split_specs(args.agents)
+    if not agents:
+        raise _UsageError("--agents: give one agent per seat, e.g. knowledge,random,random")
+    result = tournament(
+        agents,
+        args.games,
+        rules=rules,
+        deck=deck,
+        seed=args.seed,
+        jobs=args.jobs,
+        out=args.out,
+        scheduler=args.scheduler,
+        progress=not args.no_progress,
+    )
+    print(
+        f"Tournament: {', '.join(agents)}; seats rotated over {len(arrangements(agents))} "
+        f"arrangements; {rules.name} rules, {len(deck)} cards."
+    )
+    print(result.table())
+    played = result.seconds
+    if played > 0:
+        print(f"Speed: {len(result.games) / played:.1f} games per second ({played:.1f} s)")
+    if args.out:
+        print(f"Results per game: {args.out}")
+    return 0
+
+
 # ----- kwartet replay and demo --------------------------------------------------------
 
 
@@ -475,7 +517,8 @@ def _run_demo(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kwartet",
-        description="Kwartet, the Dutch quartet card game: play, simulate, replay, demo.",
+        description="Kwartet, the Dutch quartet card game: play, simulate, tournament, replay, "
+        "demo.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -513,6 +556,51 @@ def _parser() -> argparse.ArgumentParser:
     )
     simulate.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     simulate.set_defaults(run=_run_simulate)
+
+    contest = sub.add_parser(
+        "tournament",
+        help="seat-rotated games between agents: win shares with 95%% intervals",
+        description="Play many seeded games between agents, every seating equally often, and "
+        "print each agent's win share (shared wins split) and mean quartets with 95% "
+        "intervals. Agents are specs such as knowledge, defensive:facts or "
+        "search[samples=50] (policy[options][:exact|facts|hand]).",
+    )
+    contest.add_argument(
+        "--agents", required=True, metavar="SPECS",
+        help="one agent spec per seat, comma-separated, e.g. knowledge,defensive:facts,random,random "
+        f"(policies: {', '.join(n for n in opponent_names())})",
+    )  # fmt: skip
+    contest.add_argument(
+        "--games", type=_non_negative, default=100, metavar="G", help="number of games (100)"
+    )
+    contest.add_argument(
+        "--seed", type=_non_negative, default=None, metavar="S",
+        help="tournament seed (every game is replayable from its row); default: random",
+    )  # fmt: skip
+    contest.add_argument(
+        "--rules", default="publisher", metavar="PRESET",
+        help=f"rule preset: {', '.join(PRESETS)} (default publisher)",
+    )  # fmt: skip
+    contest.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="change one rule option of the preset (repeatable)",
+    )  # fmt: skip
+    contest.add_argument(
+        "--deck", default="piquet", metavar="DECK", help="deck, as for simulate (default piquet)"
+    )
+    contest.add_argument(
+        "--jobs", type=_positive, default=1, metavar="J", help="worker processes (1)"
+    )
+    contest.add_argument(
+        "--scheduler", default=None, metavar="ADDRESS",
+        help="run on a dask.distributed cluster at ADDRESS (needs the dask extra)",
+    )  # fmt: skip
+    contest.add_argument(
+        "--out", default=None, metavar="FILE",
+        help="append one CSV row per game as it finishes; an interrupted run resumes from it",
+    )  # fmt: skip
+    contest.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    contest.set_defaults(run=_run_tournament)
 
     replay = sub.add_parser(
         "replay",

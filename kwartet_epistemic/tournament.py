@@ -1,0 +1,523 @@
+"""Tournaments: many seeded, seat-rotated games between agents, with a summary table.
+
+Every arrangement of the agents over the seats is used equally often (in a cycle; a
+multiple of :func:`arrangements` games balances it exactly), so seat bias is not taken for
+strength.  Each game's seed comes from a ``numpy.random.SeedSequence`` of the tournament
+seed, so any single game can be replayed from its CSV row (:func:`replay_game`).  With
+``out`` the results are appended to a CSV file as games finish; a run started again with
+the same settings and file continues where it stopped and loses nothing.  ``jobs`` runs
+games on several processes; ``scheduler`` on a dask.distributed cluster.
+
+>>> import kwartet_epistemic as kw
+>>> result = kw.tournament(["knowledge", "random", "random"], games=6, seed=1,
+...                        deck=kw.Deck.piquet(families=4))
+>>> len(result.games), sorted({g.agents for g in result.games}) == sorted(set(arrangements(
+...     ["knowledge", "random", "random"])))
+(6, True)
+>>> round(sum(s.win_share * s.seats for s in result.summary()), 9)
+1.0
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kwartet_epistemic.cards import Deck
+from kwartet_epistemic.errors import GameSetupError, KwartetError
+from kwartet_epistemic.game import Ask, Game
+from kwartet_epistemic.rules import RuleSet
+
+__all__ = [
+    "GameResult",
+    "AgentSummary",
+    "TournamentResult",
+    "arrangements",
+    "play_game",
+    "read_results",
+    "replay_game",
+    "tournament",
+]
+
+SEAT_NAMES = "ABCDEF"
+MAX_ASKS = 5_000  # a game still running after this many asks is stopped (and marked)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One finished game: the agent spec in each seat (seat order A, B, ...), scores,
+    winners (seat names; several share the win), asks made, the deal seed, and whether
+    it ended normally (``finished``) or was stopped at :data:`MAX_ASKS`."""
+
+    game: int
+    seed: int
+    agents: tuple[str, ...]
+    scores: tuple[int, ...]
+    winners: tuple[str, ...]
+    asks: int
+    finished: bool = True
+
+    def share(self, seat: int) -> float:
+        """The seat's share of the win (1/k when k seats share it)."""
+        return 1.0 / len(self.winners) if SEAT_NAMES[seat] in self.winners else 0.0
+
+
+@dataclass(frozen=True)
+class AgentSummary:
+    """One agent spec over a tournament (pooled over the seats it played).
+
+    ``win_share`` is its mean share of the win per seat and game (1/n if all are equal);
+    the intervals are 95% normal intervals over games.
+    """
+
+    agent: str
+    seats: int
+    games: int
+    win_share: float
+    win_interval: tuple[float, float]
+    mean_quartets: float
+    quartets_interval: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class TournamentResult:
+    """The games of a tournament, with its settings."""
+
+    agents: tuple[str, ...]
+    games: tuple[GameResult, ...]
+    rules: RuleSet
+    deck: Deck
+    seed: int
+    seconds: float = 0.0
+
+    def summary(self) -> list[AgentSummary]:
+        """Win share (shared wins split), mean quartets and 95% intervals, per agent spec."""
+        specs = list(dict.fromkeys(self.agents))
+        rows = []
+        n = len(self.games)
+        for spec in specs:
+            seats = sum(1 for a in self.agents if a == spec)
+            shares = np.zeros(n)
+            quartets = np.zeros(n)
+            for k, game in enumerate(self.games):
+                mine = [s for s, a in enumerate(game.agents) if a == spec]
+                shares[k] = sum(game.share(s) for s in mine) / len(mine)
+                quartets[k] = sum(game.scores[s] for s in mine) / len(mine)
+            rows.append(
+                AgentSummary(
+                    spec, seats, n, float(shares.mean()) if n else 0.0, _interval(shares),
+                    float(quartets.mean()) if n else 0.0, _interval(quartets),
+                )
+            )  # fmt: skip
+        return rows
+
+    def table(self) -> str:
+        """The summary as aligned text."""
+        width = max([len("agent"), *(len(a) for a in self.agents)])
+        lines = [
+            f"{'agent':<{width}}  seats  win share  95% interval       mean quartets  95% interval"
+        ]
+        for row in self.summary():
+            low, high = row.win_interval
+            q_low, q_high = row.quartets_interval
+            lines.append(
+                f"{row.agent:<{width}}  {row.seats:>5}  {row.win_share:9.3f}  [{low:.3f}, {high:.3f}]"
+                f"     {row.mean_quartets:13.2f}  [{q_low:.2f}, {q_high:.2f}]"
+            )
+        unfinished = sum(1 for g in self.games if not g.finished)
+        lines.append(
+            f"{len(self.games)} games, {self.rules.name} rules, {len(self.deck)} cards, "
+            f"tournament seed {self.seed}"
+            + (f", {unfinished} stopped after {MAX_ASKS} asks" if unfinished else "")
+        )
+        return "\n".join(lines)
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    if len(values) < 2:
+        mean = float(values.mean()) if len(values) else 0.0
+        return (mean, mean)
+    half = 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
+    mean = float(values.mean())
+    return (mean - half, mean + half)
+
+
+def arrangements(agents: Sequence[str]) -> list[tuple[str, ...]]:
+    """The distinct seatings of the agents (seat order), in a fixed order.
+
+    >>> len(arrangements(["knowledge", "defensive:facts", "random", "random"]))
+    12
+    """
+    return sorted(set(itertools.permutations(agents)))
+
+
+def _schedule(
+    agents: Sequence[str], games: int, seed: int
+) -> list[tuple[int, int, tuple[str, ...]]]:
+    """(game index, deal seed, seating) for every game of the tournament."""
+    seatings = arrangements(agents)
+    children = np.random.SeedSequence(seed).spawn(games)
+    return [
+        (
+            k,
+            int(child.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)),
+            seatings[k % len(seatings)],
+        )
+        for k, child in enumerate(children)
+    ]
+
+
+def play_game(
+    agents: Sequence[str],
+    seed: int,
+    rules: RuleSet | None = None,
+    deck: Deck | None = None,
+    game_index: int = 0,
+) -> GameResult:
+    """Play one game: ``agents[i]`` sits in seat ``SEAT_NAMES[i]``; the deal and every
+    agent's random numbers come from ``seed``.
+
+    >>> result = play_game(["knowledge", "random", "random"], seed=5,
+    ...                    deck=kw.Deck.piquet(families=3))
+    >>> result.agents, sum(result.scores), result.finished
+    (('knowledge', 'random', 'random'), 3, True)
+    """
+    from kwartet_epistemic.agents.agent import make_player
+
+    game, players = _deal(agents, seed, rules, deck)
+    computer = {
+        p: make_player(spec, p, np.random.default_rng([seed, seat]))
+        for seat, (p, spec) in enumerate(zip(players, agents, strict=True))
+    }
+    asks = 0
+    while not game.is_over and asks < MAX_ASKS:
+        player = game.to_move
+        assert player is not None
+        choice = computer[player].choose(game.view(player))
+        if isinstance(choice, Ask):
+            game.play(choice)
+            asks += 1
+        else:
+            game.turn_over(choice)
+    scores = game.scores
+    if game.is_over:
+        winners = game.winners
+    else:
+        best = max(scores.values())
+        winners = tuple(p for p in players if scores[p] == best)
+    return GameResult(
+        game_index,
+        seed,
+        tuple(agents),
+        tuple(scores[p] for p in players),
+        tuple(winners),
+        asks,
+        game.is_over,
+    )
+
+
+def _deal(
+    agents: Sequence[str], seed: int, rules: RuleSet | None, deck: Deck | None
+) -> tuple[Game, list[str]]:
+    if not 2 <= len(agents) <= len(SEAT_NAMES):
+        raise GameSetupError(f"{len(agents)} agents: a game seats 3 to 6 (2 with a draw pile)")
+    players = list(SEAT_NAMES[: len(agents)])
+    game = Game.deal(deck or Deck.piquet(), players, seed=seed, rules=rules)
+    return game, players
+
+
+def replay_game(result: GameResult, rules: RuleSet | None = None, deck: Deck | None = None) -> Game:
+    """Play a tournament game again from its result (or CSV row): the same game, move
+    for move.
+
+    >>> first = kw.tournament(["greedy", "random", "random"], games=1, seed=3).games[0]
+    >>> replay_game(first).scores == dict(zip("ABC", first.scores))
+    True
+    """
+    from kwartet_epistemic.agents.agent import make_player
+
+    game, players = _deal(result.agents, result.seed, rules, deck)
+    computer = {
+        p: make_player(spec, p, np.random.default_rng([result.seed, seat]))
+        for seat, (p, spec) in enumerate(zip(players, result.agents, strict=True))
+    }
+    asks = 0
+    while not game.is_over and asks < MAX_ASKS:
+        player = game.to_move
+        assert player is not None
+        choice = computer[player].choose(game.view(player))
+        if isinstance(choice, Ask):
+            game.play(choice)
+            asks += 1
+        else:
+            game.turn_over(choice)
+    return game
+
+
+# ----- running many games --------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_setup(rules: RuleSet, deck: Deck) -> None:
+    _WORKER["rules"], _WORKER["deck"] = rules, deck
+    import kwartet_epistemic.agents  # noqa: F401  (registers the policies in the worker)
+
+
+def _worker_play(task: tuple[int, int, tuple[str, ...]]) -> GameResult:
+    index, seed, seating = task
+    return play_game(seating, seed, _WORKER["rules"], _WORKER["deck"], index)
+
+
+def _play_chunk(
+    tasks: list[tuple[int, int, tuple[str, ...]]], rules: RuleSet, deck: Deck
+) -> list[GameResult]:
+    return [play_game(seating, seed, rules, deck, index) for index, seed, seating in tasks]
+
+
+def tournament(
+    agents: Sequence[str],
+    games: int,
+    *,
+    rules: RuleSet | None = None,
+    deck: Deck | None = None,
+    seed: int | None = None,
+    jobs: int = 1,
+    out: str | os.PathLike[str] | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+) -> TournamentResult:
+    """Play ``games`` seat-rotated games between ``agents`` (one spec per seat, such as
+    ``["knowledge", "defensive:facts", "random", "random"]``).
+
+    ``seed`` fixes everything (None: a fresh one, recorded in the CSV).  ``jobs`` worker
+    processes, or a dask.distributed ``scheduler`` address; ``out`` appends each game to a
+    CSV file as it finishes and resumes an interrupted run; ``progress`` shows a tqdm bar.
+    """
+    from kwartet_epistemic.agents.agent import AgentSpec, make_player
+
+    agents = tuple(str(a).strip() for a in agents)
+    if not 2 <= len(agents) <= len(SEAT_NAMES):
+        raise GameSetupError(f"{len(agents)} agents: a game seats 3 to 6 (2 with a draw pile)")
+    for spec in agents:
+        if ":" in spec or "[" in spec:
+            AgentSpec.parse(spec)  # refuse a bad spec before any game is played
+        make_player(spec, "A", np.random.default_rng(0))
+    if not isinstance(games, int) or games < 0:
+        raise GameSetupError(f"games={games!r}: expected a whole number >= 0")
+    if not isinstance(jobs, int) or jobs < 1:
+        raise GameSetupError(f"jobs={jobs!r}: expected a whole number >= 1")
+    rules = rules if rules is not None else RuleSet()
+    deck = deck if deck is not None else Deck.piquet()
+    _deal(agents, 0, rules, deck)  # a bad setup fails here, not in a worker
+    path = Path(out) if out is not None else None
+    done: dict[int, GameResult] = {}
+    if path is not None and path.exists() and path.stat().st_size:
+        stored_seed, done = _read_results(path, agents, rules, deck, seed)
+        seed = stored_seed
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]
+    if not isinstance(seed, int) or seed < 0:
+        raise GameSetupError(f"seed={seed!r}: expected None or an integer >= 0")
+    tasks = [t for t in _schedule(agents, games, seed) if t[0] not in done]
+    start = time.perf_counter()
+    writer = _CsvAppender(path, len(agents), rules, deck, seed) if path is not None else None
+    bar = _progress(games, len(done), progress)
+    try:
+        for result in _run(tasks, rules, deck, jobs, scheduler):
+            done[result.game] = result
+            if writer is not None:
+                writer.write(result)
+            bar(1)
+    finally:
+        if writer is not None:
+            writer.close()
+        bar(0, close=True)
+    ordered = tuple(done[k] for k in sorted(done) if k < games)
+    return TournamentResult(agents, ordered, rules, deck, seed, time.perf_counter() - start)
+
+
+def _run(
+    tasks: list[tuple[int, int, tuple[str, ...]]],
+    rules: RuleSet,
+    deck: Deck,
+    jobs: int,
+    scheduler: str | None,
+) -> Iterator[GameResult]:
+    if not tasks:
+        return
+    if scheduler is not None:
+        yield from _run_dask(tasks, rules, deck, scheduler)
+        return
+    if jobs == 1:
+        for index, seed, seating in tasks:
+            yield play_game(seating, seed, rules, deck, index)
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    chunk = max(1, min(8, len(tasks) // (jobs * 8)))
+    with context.Pool(jobs, initializer=_worker_setup, initargs=(rules, deck)) as pool:
+        yield from pool.imap_unordered(_worker_play, tasks, chunksize=chunk)
+
+
+def _run_dask(
+    tasks: list[tuple[int, int, tuple[str, ...]]], rules: RuleSet, deck: Deck, scheduler: str
+) -> Iterator[GameResult]:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise GameSetupError(
+            "--scheduler needs dask.distributed: pip install 'kwartet_epistemic[dask]'"
+        ) from None
+    size = max(1, min(25, len(tasks) // 50))
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    with Client(scheduler) as client:
+        futures = client.map(_play_chunk, chunks, rules=rules, deck=deck, pure=False)
+        for future in as_completed(futures):
+            yield from future.result()
+
+
+def _progress(total: int, initial: int, show: bool) -> Callable[..., None]:
+    if not show:
+        return lambda n, close=False: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, initial=initial, unit="game", file=sys.stderr)
+
+    def update(n: int, close: bool = False) -> None:
+        if n:
+            bar.update(n)
+        if close:
+            bar.close()
+
+    return update
+
+
+# ----- CSV ---------------------------------------------------------------------------
+
+
+def _columns(n: int) -> list[str]:
+    seats = SEAT_NAMES[:n]
+    return (
+        ["game", "seed"]
+        + [f"agent_{s}" for s in seats]
+        + [f"score_{s}" for s in seats]
+        + ["winners", "asks", "finished", "rules", "deck", "tournament_seed"]
+    )
+
+
+class _CsvAppender:
+    """Appends one row per finished game and flushes it, so nothing is lost on a stop."""
+
+    def __init__(self, path: Path, n: int, rules: RuleSet, deck: Deck, seed: int) -> None:
+        new = not path.exists() or path.stat().st_size == 0
+        self.file = path.open("a", newline="", encoding="utf-8")
+        self.writer = csv.writer(self.file)
+        self.rules, self.deck, self.seed = rules, deck, seed
+        if new:
+            self.writer.writerow(_columns(n))
+            self.file.flush()
+
+    def write(self, result: GameResult) -> None:
+        self.writer.writerow(
+            [result.game, result.seed, *result.agents, *result.scores,
+             " ".join(result.winners), result.asks, int(result.finished),
+             _rules_text(self.rules), repr(self.deck), self.seed]
+        )  # fmt: skip
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _rules_text(rules: RuleSet) -> str:
+    import json
+
+    return json.dumps(rules.to_dict(), sort_keys=True, separators=(",", ":"))
+
+
+def _read_results(
+    path: Path, agents: Sequence[str], rules: RuleSet, deck: Deck, seed: int | None
+) -> tuple[int, dict[int, GameResult]]:
+    """The games already in ``path``; refuses a file of another tournament."""
+    _drop_torn_last_line(path)
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    n = len(agents)
+    if not rows or rows[0] != _columns(n):
+        raise KwartetError(
+            f"{path}: not a results file of a {n}-seat tournament (its header differs); "
+            "choose another output file"
+        )
+    done: dict[int, GameResult] = {}
+    stored_seed: int | None = None
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(rows[0]):
+            raise KwartetError(f"{path}, line {line}: expected {len(rows[0])} fields")
+        record = dict(zip(rows[0], row, strict=True))
+        row_agents = tuple(record[f"agent_{s}"] for s in SEAT_NAMES[:n])
+        row_seed = int(record["tournament_seed"])
+        if (
+            sorted(row_agents) != sorted(agents)
+            or record["rules"] != _rules_text(rules)
+            or record["deck"] != repr(deck)
+            or (seed is not None and row_seed != seed)
+            or (stored_seed is not None and row_seed != stored_seed)
+        ):
+            raise KwartetError(
+                f"{path}, line {line}: this file holds another tournament (agents "
+                f"{', '.join(row_agents)}, tournament seed {row_seed}); choose another output "
+                "file or the same settings to resume it"
+            )
+        stored_seed = row_seed
+        winners = tuple(record["winners"].split())
+        done[int(record["game"])] = GameResult(
+            int(record["game"]), int(record["seed"]), row_agents,
+            tuple(int(record[f"score_{s}"]) for s in SEAT_NAMES[:n]), winners,
+            int(record["asks"]), record["finished"] == "1",
+        )  # fmt: skip
+    if stored_seed is None:
+        stored_seed = seed
+    if stored_seed is None:
+        stored_seed = int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]
+    return stored_seed, done
+
+
+def _drop_torn_last_line(path: Path) -> None:
+    """A run stopped mid-write can leave half a row: cut it off before resuming."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
+
+
+def read_results(path: str | os.PathLike[str]) -> list[GameResult]:
+    """The games stored in a tournament CSV file."""
+    with Path(path).open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    results = []
+    for record in rows:
+        seats = [s for s in SEAT_NAMES if f"agent_{s}" in record]
+        results.append(
+            GameResult(
+                int(record["game"]),
+                int(record["seed"]),
+                tuple(record[f"agent_{s}"] for s in seats),
+                tuple(int(record[f"score_{s}"]) for s in seats),
+                tuple(record["winners"].split()),
+                int(record["asks"]),
+                record["finished"] == "1",
+            )  # fmt: skip
+        )
+    return results

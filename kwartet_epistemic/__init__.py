@@ -169,3 +169,42 @@ from kwartet_epistemic.epistemics import (  # noqa: E402
 )
 
 __all__ += ["EpistemicState", "UnknownToViewerError", "World", "knowledge"]
+
+# --- agents (issue 5) ---
+from kwartet_epistemic import agents  # noqa: E402
+from kwartet_epistemic.agents import (  # noqa: E402
+    Agent,
+    AgentSpec,
+    ExactKnowledge,
+    FactKnowledge,
+    HandKnowledge,
+    KnowledgeProgram,
+    Rule,
+    make_agent,
+    policy_names,
+    register_policy,
+)
+from kwartet_epistemic.tournament import (  # noqa: E402
+    GameResult,
+    TournamentResult,
+    replay_game,
+    tournament,
+)
+
+__all__ += [
+    "Agent",
+    "AgentSpec",
+    "ExactKnowledge",
+    "FactKnowledge",
+    "GameResult",
+    "HandKnowledge",
+    "KnowledgeProgram",
+    "Rule",
+    "TournamentResult",
+    "agents",
+    "make_agent",
+    "policy_names",
+    "register_policy",
+    "replay_game",
+    "tournament",
+]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +49,7 @@ __all__ = [
     "PolicyFactory",
     "legal_asks",
     "make_agent",
+    "make_player",
     "make_policy",
     "policy_names",
     "register_policy",
@@ -223,7 +225,7 @@ def _number(options: Mapping[str, str], key: str, kind: type, name: str) -> obje
 
 
 def _search(options: Mapping[str, str]) -> Policy:
-    known = {"samples": int, "candidates": int, "ms": float, "objective": str}
+    known = {"samples": int, "candidates": int, "ms": float, "objective": str, "spread": float}
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise GameSetupError(
@@ -237,14 +239,14 @@ def _search(options: Mapping[str, str]) -> Policy:
 
 
 def _higher_order(options: Mapping[str, str]) -> Policy:
-    known = {"risk": "risk_weight", "reveal": "reveal_weight"}
-    unknown = sorted(set(options) - set(known))
+    unknown = sorted(set(options) - {"tolerance"})
     if unknown:
         raise GameSetupError(
-            f"policy 'higher_order': unknown option(s) {', '.join(unknown)}; known: risk, reveal"
+            f"policy 'higher_order': unknown option(s) {', '.join(unknown)}; known: tolerance"
         )
-    settings = {known[k]: _number(options, k, float, "higher_order") for k in options}
-    return HigherOrder(**settings)  # type: ignore[arg-type]
+    if "tolerance" in options:
+        return HigherOrder(tolerance=float(_number(options, "tolerance", float, "higher_order")))  # type: ignore[arg-type]
+    return HigherOrder()
 
 
 def _tips(options: Mapping[str, str]) -> Policy:
@@ -328,6 +330,23 @@ def make_agent(spec: str | AgentSpec, player: str, rng: np.random.Generator | No
         )
     policy = make_policy(parsed.policy, dict(parsed.options))
     return Agent(player, policy, make_knowledge(parsed.knowledge, player), rng, parsed)
+
+
+def make_player(spec: str, player: str, rng: np.random.Generator | None = None) -> Any:
+    """A computer player from a spec: an :class:`Agent` for policy specs, else the
+    player registered under that name in :mod:`kwartet_epistemic.opponents`.
+
+    >>> make_player("defensive:facts", "B").knowledge.kind
+    'facts'
+    """
+    from kwartet_epistemic.opponents import make_opponent
+
+    text = spec.strip() if isinstance(spec, str) else spec
+    if isinstance(text, str) and text.lower().replace("-", "_") in _POLICIES | {"": None}:
+        return make_agent(text, player, rng)
+    if isinstance(text, str) and (":" in text or "[" in text):
+        return make_agent(text, player, rng)
+    return make_opponent(text, player, rng if rng is not None else np.random.default_rng())
 
 
 def _register_opponent(name: str) -> None:

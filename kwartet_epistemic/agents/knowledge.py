@@ -163,6 +163,7 @@ class ExactKnowledge(_ViewFollower):
         # (events seen, families computed, probabilities, world count)
         self._cache: tuple[int, frozenset[int], np.ndarray, int] | None = None
         self._public_cache: tuple[int, frozenset[int], np.ndarray] | None = None
+        self._sampler: tuple[int, WorldCounter] | None = None
 
     # ----- following the game -------------------------------------------------------
 
@@ -283,7 +284,9 @@ class ExactKnowledge(_ViewFollower):
         """``n`` of this player's possible worlds, drawn exactly uniformly."""
         history = self._require_history()
         assert self._info is not None
-        counter = WorldCounter(history, [self._info])
+        if self._sampler is None or self._sampler[0] != self._seen:
+            self._sampler = (self._seen, WorldCounter(history, [self._info]))
+        counter = self._sampler[1]
         if counter.count == 0:
             raise KwartetError("no world is consistent with the record")
         deck = history.deck

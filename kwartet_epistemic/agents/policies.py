@@ -418,23 +418,24 @@ class Tips(Policy):
 class HigherOrder(Policy):
     """First order plus what the others know about it and about each other.
 
-    From the public worlds (what every player knows: the record without any hand) it
-    reads, for each family, whether the others know it holds a card of it, and for
-    each card whether everybody knows where it is.  Then:
+    What every player knows is read off the public worlds (the record without any
+    hand): whether the others know it holds a card, and whether everybody knows where a
+    card is.  Then:
 
     * sure asks first; among them the cards everybody can locate (denying the card to
       an opponent who knows where to find it), then the families the others know it
       holds (they are at risk), then the fullest family;
-    * otherwise the ask that maximises its probability of a yes, plus ``risk_weight``
-      if the others know it holds the family, minus ``reveal_weight`` times what the
-      ask reveals that was not public (that it holds the family, that it lacks the card).
+    * otherwise, among the asks whose chance of a yes is within ``tolerance`` of the
+      best: first the families the others know it holds (finish what is at risk), then
+      the ask that reveals least, i.e. after which (if refused) the fewest of its own
+      cards become known to everybody, computed by announcing the ask and the refusal to
+      the public worlds; then the fullest family and the higher chance.
 
-    With fact-list or no-memory knowledge the public part is not available and it plays
-    as :class:`KnowledgePolicy`.
+    With fact-list or no-memory knowledge the public worlds are not available and it
+    plays as :class:`KnowledgePolicy`.
     """
 
-    risk_weight: float = 0.15
-    reveal_weight: float = 0.1
+    tolerance: float = 0.02
     name = "higher_order"
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
@@ -443,7 +444,11 @@ class HigherOrder(Policy):
             return KnowledgePolicy().decide(situation, rng)
         public = knowledge.public_probabilities(situation.held_families)
         me = situation.column[situation.me]
-        exposure = {f: float(public[4 * f : 4 * f + 4, me].max()) for f in situation.held_families}
+        mine = sorted(situation.own)
+        exposure = {
+            f: float(sum(public[c, me] for c in mine if c // 4 == f))
+            for f in situation.held_families
+        }
         known = situation.known_asks()
         if known:
 
@@ -456,16 +461,57 @@ class HigherOrder(Policy):
                 )
 
             return _best(known, sure_key, rng)
-        bluffing = situation.view.rules.bluffing
+        best = max(situation.chance(a) for a in situation.asks)
+        close = [a for a in situation.asks if situation.chance(a) >= best - self.tolerance]
+        revealed: dict[tuple[str, int], float] = {}
+        for ask in close:
+            pair = (ask.target, ask.card.index)
+            if pair not in revealed:
+                revealed[pair] = _revealed_by_refusal(knowledge, situation, ask, exposure)
 
         def key(ask: Ask) -> tuple[float, ...]:
-            f = ask.card.family_index
-            reveal = 1.0 - exposure[f]
-            if not bluffing:
-                reveal += float(public[ask.card.index, me])
-            score = (
-                situation.chance(ask) + self.risk_weight * exposure[f] - self.reveal_weight * reveal
+            return (
+                round(exposure[ask.card.family_index], 9),
+                -round(revealed[(ask.target, ask.card.index)], 9),
+                situation.family_count(ask.card.index),
+                situation.chance(ask),
             )
-            return (round(score, 12), situation.family_count(ask.card.index))
 
-        return _best(situation.asks, key, rng)
+        return _best(close, key, rng)
+
+
+def _revealed_by_refusal(
+    knowledge: ExactKnowledge, situation: Situation, ask: Ask, exposure: Mapping[int, float]
+) -> float:
+    """How much more everybody would know about the asker's cards of the family after
+    the ask and a refusal: the rise in the public chances of those cards being its own."""
+    import copy
+
+    from kwartet_epistemic.agents.counting import viewer_marginals
+    from kwartet_epistemic.epistemics.history import Clause
+
+    history = knowledge.history
+    f = ask.card.family_index
+    me = situation.me
+    hypothetical = copy.copy(history)
+    hypothetical.allowed = list(history.allowed)
+    hypothetical.clauses = list(history.clauses)
+    hypothetical.clauses[f] = set(history.clauses[f])
+    reach = history.reach
+    c = ask.card.index
+    if history.location[c] is None:
+        lacking = reach[ask.target] | (0 if situation.view.rules.bluffing else reach[me])
+        hypothetical.allowed[c] = history.allowed[c] & ~lacking
+    conditions = tuple(history._condition(card.index, me) for card in history.deck.family_cards(f))
+    if not any(cond == -1 for cond in conditions):
+        full = (1 << 62) - 1
+        hypothetical.clauses[f].add(
+            Clause("some", tuple(full if x == -1 else x for x in conditions))  # type: ignore[arg-type]
+        )
+    answer = viewer_marginals(hypothetical, [], [f])
+    if answer is None or answer[0] == 0:
+        return 0.0
+    count, origins = answer
+    column = situation.column[me]
+    after = sum(float(origins[card, column]) / count for card in situation.own if card // 4 == f)
+    return after - exposure[f]

@@ -44,8 +44,9 @@ class Search(Policy):
     """Monte Carlo search over the agent's possible worlds.
 
     ``samples`` worlds per decision (or as many as fit in ``milliseconds``, at least
-    one), the ``candidates`` most likely asks, each played out in every sampled world with
-    the same random numbers.  Sure asks (a known holder) are played without searching.
+    one), the ``candidates`` most likely asks whose chance of a yes is at least ``spread``
+    times the best one's, each played out in every sampled world with the same random
+    numbers.  Sure asks (a known holder) are played without searching.
 
     >>> Search(samples=0)
     Traceback (most recent call last):
@@ -57,6 +58,7 @@ class Search(Policy):
     candidates: int = 5
     milliseconds: float | None = None
     objective: str = "score"
+    spread: float = 0.8
     name = "search"
 
     def __post_init__(self) -> None:
@@ -68,6 +70,8 @@ class Search(Policy):
             raise GameSetupError(
                 f"search milliseconds={self.milliseconds!r}: expected a positive budget"
             )
+        if not 0.0 <= self.spread <= 1.0:
+            raise GameSetupError(f"search spread={self.spread!r}: expected 0 to 1")
         if self.objective not in OBJECTIVES:
             raise GameSetupError(
                 f"search objective={self.objective!r}: expected one of {', '.join(OBJECTIVES)}"
@@ -82,37 +86,57 @@ class Search(Policy):
             (situation.asks[int(i)] for i in order),
             key=lambda a: (-situation.chance(a), -situation.family_count(a.card.index)),
         )[: self.candidates]
+        # Search refines the first-order choice: only asks nearly as likely as the best
+        # compete, so that noisy play-outs never trade a likely yes for an unlikely one.
+        floor = self.spread * situation.chance(ranked[0])
+        ranked = [a for a in ranked if situation.chance(a) >= floor]
         if len(ranked) == 1:
             return ranked[0]
         start = time.perf_counter()
-        playout = Playout.from_view(situation.view)
-        totals = np.zeros(len(ranked))
-        sampled = 0
-        limit = self.samples if self.milliseconds is None else 1_000_000
-        while sampled < limit:
-            world = _sample_world(situation.knowledge, situation.view, rng)
-            seed = int(rng.integers(2**63))
-            for i, ask in enumerate(ranked):
-                totals[i] += playout.value(world, ask, np.random.default_rng(seed), self.objective)
-            sampled += 1
-            if (
-                self.milliseconds is not None
-                and (time.perf_counter() - start) * 1000 >= self.milliseconds
-            ):
+        playout = Playout.from_view(situation.view, situation.knowledge)
+        # Worlds where the ask is a yes and worlds where it is a no are averaged apart and
+        # weighted by the exact chance of a yes: the sampled yes/no lottery adds no noise.
+        sums = np.zeros((len(ranked), 2))
+        counts = np.zeros((len(ranked), 2))
+        chances = [situation.chance(a) for a in ranked]
+        # A fixed number of samples in one batch; a time budget in small batches.
+        batch = self.samples if self.milliseconds is None else 4
+        out_of_time = False
+        while not out_of_time:
+            for world in _sample_worlds(situation.knowledge, situation.view, batch, rng):
+                seed = int(rng.integers(2**63))
+                for i, ask in enumerate(ranked):
+                    generator = np.random.default_rng(seed)
+                    yes = int(ask.card in world.hands.get(ask.target, ()))
+                    sums[i, yes] += playout.value(world, ask, generator, self.objective)
+                    counts[i, yes] += 1
+                if self.milliseconds is not None:
+                    out_of_time = (time.perf_counter() - start) * 1000 >= self.milliseconds
+                    if out_of_time:
+                        break
+            if self.milliseconds is None:
                 break
+        values = []
+        for i in range(len(ranked)):
+            overall = sums[i].sum() / max(counts[i].sum(), 1)
+            no = sums[i, 0] / counts[i, 0] if counts[i, 0] else overall
+            yes = sums[i, 1] / counts[i, 1] if counts[i, 1] else overall
+            values.append(chances[i] * yes + (1 - chances[i]) * no)
         return _best(
             ranked,
-            lambda a: (round(float(totals[ranked.index(a)]), 9), situation.chance(a)),
+            lambda a: (round(values[ranked.index(a)], 9), situation.chance(a)),
             rng,
         )
 
 
-def _sample_world(knowledge: KnowledgeBase, view: PlayerView, rng: np.random.Generator) -> World:
-    """One possible world: exactly uniform with exact knowledge, else a random filling of
+def _sample_worlds(
+    knowledge: KnowledgeBase, view: PlayerView, n: int, rng: np.random.Generator
+) -> list[World]:
+    """``n`` possible worlds: exactly uniform with exact knowledge, else random fillings of
     the hands consistent with the knowledge's candidate holders and the hand sizes."""
     if isinstance(knowledge, ExactKnowledge):
-        return knowledge.sample_worlds(1, rng)[0]
-    return _fill_hands(knowledge, view, rng)
+        return knowledge.sample_worlds(n, rng)
+    return [_fill_hands(knowledge, view, rng) for _ in range(n)]
 
 
 def _fill_hands(knowledge: KnowledgeBase, view: PlayerView, rng: np.random.Generator) -> World:
@@ -158,8 +182,9 @@ def _fill_hands(knowledge: KnowledgeBase, view: PlayerView, rng: np.random.Gener
 class Playout:
     """A fast play-out of the rest of a game on bit masks, from a player's view.
 
-    Every simulated player asks a card it has seen go to an opponent if it can, else a
-    random card of its families from an opponent not known to lack it.
+    Every simulated player asks a card it has seen go to an opponent if it can, else the
+    card of its families with the fewest possible holders (opponents not known to lack it,
+    from the public record and the play-out so far) from one of them at random.
 
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
     >>> view = game.view(game.to_move)
@@ -175,6 +200,7 @@ class Playout:
         view: PlayerView,
         seen: list[int],
         lacks: list[int],
+        mine: list[int] | None = None,
     ) -> None:
         self.view = view
         deck = view.deck
@@ -192,15 +218,33 @@ class Playout:
         self.scores = [view.scores[p] for p in view.players]
         self.seen = seen
         self.lacks = lacks
+        # What the viewer alone knows: per opponent, the cards it surely holds.
+        self.mine = mine if mine is not None else [0] * len(view.players)
         self.rules = view.rules
 
     @classmethod
-    def from_view(cls, view: PlayerView) -> Playout:
-        """The public facts of the view's record, as the simulated players will use them."""
+    def from_view(cls, view: PlayerView, knowledge: KnowledgeBase | None = None) -> Playout:
+        """The public facts of the view's record, as the simulated players will use them.
+
+        With exact knowledge, what everybody knows is read off the public worlds (every
+        deduction, not just the record's facts), and the viewer's simulated self also uses
+        what it alone knows.
+        """
         n = len(view.players)
         seat = {p: i for i, p in enumerate(view.players)}
         seen = [0] * n
         lacks = [0] * n
+        if isinstance(knowledge, ExactKnowledge) and not view.rules.draw_pile:
+            public = np.nan_to_num(knowledge.public_probabilities(), nan=0.0)
+            private = np.nan_to_num(knowledge.probabilities(), nan=0.0)
+            mine = [0] * n
+            me = seat[view.player]
+            for t in range(n):
+                seen[t] = _mask(public[:, t] == 1.0)
+                lacks[t] = _mask(public[:, t] == 0.0)
+                if t != me:
+                    mine[t] = _mask(private[:, t] == 1.0) & ~seen[t]
+            return cls(view, seen, lacks, mine)
         bluffing = view.rules.bluffing
         for event in view.record:
             kind = type(event)
@@ -252,6 +296,8 @@ class Playout:
         unfinished &= ~((spread_dead & self.ones) * 0b1111)
         seen = list(self.seen)
         lacks = list(self.lacks)
+        mine = list(self.mine)
+        me = self.me
         scores = list(self.scores)
         ones = self.ones
         bluffing = self.rules.bluffing
@@ -293,6 +339,7 @@ class Playout:
                 hands[target] &= ~bit
                 hands[seat] |= bit
                 seen[target] &= ~bit
+                mine[target] &= ~bit
                 seen[seat] |= bit
                 lacks[seat] &= ~bit
                 expose(seat, card)
@@ -328,16 +375,38 @@ class Playout:
             targets = [t for t in range(n) if t != seat and hands[t]]
             target = -1
             for t in targets:
-                sure = wanted & seen[t]
+                sure = wanted & (seen[t] | mine[t] if seat == me else seen[t])
                 if sure:
                     target, card = t, (sure & -sure).bit_length() - 1
                     break
             if target < 0:
-                open_targets = [t for t in targets if wanted & ~lacks[t]]
-                target = (open_targets or targets)[int(rng.integers(len(open_targets or targets)))]
-                pool = wanted & ~lacks[target] or wanted
-                card = _nth_bit(pool, int(rng.integers(pool.bit_count())))
+                # The card with the fewest possible holders, and one of them at random.
+                fewest: list[int] = []
+                least = n
+                pool = wanted
+                while pool:
+                    low = pool & -pool
+                    pool ^= low
+                    holders = sum(1 for t in targets if not lacks[t] & low)
+                    if holders and holders < least:
+                        least = holders
+                        fewest = [low]
+                    elif holders == least:
+                        fewest.append(low)
+                if fewest:
+                    low = fewest[int(rng.integers(len(fewest)))]
+                    open_targets = [t for t in targets if not lacks[t] & low]
+                    target = open_targets[int(rng.integers(len(open_targets)))]
+                    card = low.bit_length() - 1
+                else:
+                    target = targets[int(rng.integers(len(targets)))]
+                    card = _nth_bit(wanted, int(rng.integers(wanted.bit_count())))
         return scores
+
+
+def _mask(flags: np.ndarray) -> int:
+    """The bit mask of the true entries (card indices)."""
+    return sum(1 << int(i) for i in np.flatnonzero(flags))
 
 
 def _nth_bit(mask: int, n: int) -> int:

@@ -387,11 +387,11 @@ class Playout:
                 while pool:
                     low = pool & -pool
                     pool ^= low
-                    holders = sum(1 for t in targets if not lacks[t] & low)
-                    if holders and holders < least:
-                        least = holders
+                    possible = sum(1 for t in targets if not lacks[t] & low)
+                    if possible and possible < least:
+                        least = possible
                         fewest = [low]
-                    elif holders == least:
+                    elif possible == least:
                         fewest.append(low)
                 if fewest:
                     low = fewest[int(rng.integers(len(fewest)))]

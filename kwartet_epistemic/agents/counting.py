@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kwartet_epistemic.epistemics.counting import simplify_clauses
 from kwartet_epistemic.epistemics.history import Clause, PrivateInfo, PublicHistory
 
 __all__ = ["viewer_marginals"]
@@ -135,26 +136,6 @@ def _family_poly(
         _POLY_CACHE.clear()
     _POLY_CACHE[key] = poly
     return poly
-
-
-def _simplify(clauses: Iterable[Clause], masks: Sequence[int]) -> tuple[Clause, ...] | None:
-    """The clauses that still constrain cards with origin ``masks``, their conditions cut
-    to the masks, in a canonical order; None if one of them can never hold."""
-    kept: set[Clause] = set()
-    for clause in clauses:
-        conditions = tuple(c & m for c, m in zip(clause.conditions, masks, strict=True))
-        if clause.kind == "some":
-            if any(c == m for c, m in zip(conditions, masks, strict=True)):
-                continue  # a card is surely with the player
-            if not any(conditions):
-                return None
-        else:
-            if not all(conditions):
-                continue  # a card is surely not with the player
-            if all(c == m for c, m in zip(conditions, masks, strict=True)):
-                return None
-        kept.add(Clause(clause.kind, conditions))  # type: ignore[arg-type]
-    return tuple(sorted(kept, key=lambda c: (c.kind, c.conditions)))
 
 
 def _multiply(array: np.ndarray, poly: _FamilyPoly, cap: tuple[int, ...]) -> np.ndarray:
@@ -363,7 +344,7 @@ def _family_entry(
     masks = [mask & dims_mask if i in free else mask for i, mask in enumerate(original)]
     if not all(masks):
         return None
-    clauses = _simplify(history.clauses[f], masks)
+    clauses = simplify_clauses(history.clauses[f], masks)
     if clauses is None:
         return None
     if not free:

@@ -30,7 +30,7 @@ import numpy as np
 
 from kwartet_epistemic.epistemics.history import Clause, PrivateInfo, PublicHistory
 
-__all__ = ["WorldCounter", "FamilyTable"]
+__all__ = ["WorldCounter", "FamilyTable", "simplify_clauses"]
 
 _INT64_SAFE = 1 << 62
 
@@ -59,7 +59,9 @@ def _satisfies(clauses: Sequence[Clause], origins: Sequence[int]) -> bool:
     return all(clause.satisfied(origins) for clause in clauses)
 
 
-def _simplify(clauses: Sequence[Clause], allowed: Sequence[int]) -> tuple[Clause, ...] | None:
+def simplify_clauses(
+    clauses: Sequence[Clause], allowed: Sequence[int]
+) -> tuple[Clause, ...] | None:
     """Clauses restricted to the allowed origins, without the trivially true or subsumed
     ones, in a canonical order; None if one can never be satisfied."""
     somes: set[tuple[int, ...]] = set()
@@ -193,7 +195,7 @@ class WorldCounter:
             if all_dead and f not in history.exposed_families:
                 dead = history.dead_slots
                 family_clauses += (Clause("some", (dead, dead, dead, dead)),)
-            simplified = _simplify(family_clauses, masks)
+            simplified = simplify_clauses(family_clauses, masks)
             if simplified is None:
                 self.zero = True
                 continue

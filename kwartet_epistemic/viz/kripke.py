@@ -1,0 +1,745 @@
+"""Drawings of explicit Kripke models: worlds, one colour and line style per agent.
+
+Reflexive loops are never drawn (every S5 world sees itself).  Each agent's
+indistinguishability blocks are drawn as all their pairs when that stays readable, and
+otherwise as a short tree of nearest neighbours inside each block (``edges="tree"``,
+transitive links implied by S5, as textbooks do).  Drawings stay readable up to
+:data:`DRAW_LIMIT` worlds (:data:`SINGLE_AGENT_LIMIT` for one agent's relation); past
+that :class:`~kwartet_epistemic.errors.ModelTooLargeError` says to contract the model,
+take the generated submodel or draw one agent.
+
+>>> from kwartet_epistemic.examples import muddy_children
+>>> figure = draw_kripke(muddy_children(3, 2))
+>>> [c.get_gid() for c in figure.axes[0].collections][:3]
+['agent-1', 'agent-2', 'agent-3']
+>>> print(kripke_to_tikz(muddy_children(2, 1)).splitlines()[0])
+% Kripke model: 4 worlds, agents 1, 2; reflexive loops omitted
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kwartet_epistemic.errors import ModelError, ModelTooLargeError
+from kwartet_epistemic.kripke.model import KripkeModel
+from kwartet_epistemic.logic.formula import Formula
+from kwartet_epistemic.viz._style import agent_style
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "DRAW_LIMIT",
+    "SINGLE_AGENT_LIMIT",
+    "draw_announcement",
+    "draw_contraction",
+    "draw_kripke",
+    "kripke_edges",
+    "kripke_layout",
+    "kripke_to_tikz",
+    "world_labels",
+]
+
+#: Most worlds drawn with every agent's relation (more is a hairball).
+DRAW_LIMIT = 400
+#: Most worlds drawn when only one agent's relation is shown.
+SINGLE_AGENT_LIMIT = 1000
+# Up to this many worlds every world gets its label; above, only the actual world.
+_LABEL_LIMIT = 40
+# "auto" edges draw every pair while there are at most this many lines.
+_ALL_PAIRS_LIMIT = 600
+
+_HAS = re.compile(r"^has\((?P<player>[^,()]+),\s*(?P<card>[^,()]+)\)$")
+_SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_TEX_SUITS = {
+    "♠": r"$\spadesuit$",
+    "♥": r"$\heartsuit$",
+    "♦": r"$\diamondsuit$",
+    "♣": r"$\clubsuit$",
+}
+
+
+# ----- what to draw -----------------------------------------------------------------
+
+
+def _check_size(model: KripkeModel, agent: str | None, max_worlds: int | None) -> None:
+    limit = max_worlds
+    if limit is None:
+        limit = DRAW_LIMIT if agent is None else SINGLE_AGENT_LIMIT
+    if model.n_worlds > limit:
+        one_agent = (
+            f", or draw one agent's relation (agent={model.agents[0]!r}, up to "
+            f"{SINGLE_AGENT_LIMIT} worlds)"
+            if agent is None and model.agents and model.n_worlds <= SINGLE_AGENT_LIMIT
+            else ""
+        )
+        raise ModelTooLargeError(
+            f"the model has {model.n_worlds} worlds; a drawing stays readable up to {limit}: "
+            f"draw model.contract() (bisimulation contraction) or model.generated_submodel()"
+            f"{one_agent}"
+        )
+
+
+def _agents(model: KripkeModel, agent: str | None) -> tuple[str, ...]:
+    if agent is None:
+        return model.agents
+    if agent not in model.agents:
+        raise ModelError(
+            f"agent {agent!r} is not in the model: expected one of {list(model.agents)}"
+        )
+    return (agent,)
+
+
+def _pretty_card(code: str) -> str:
+    if len(code) >= 2 and code[-1] in _SUITS and re.fullmatch(r"(10|[2-9JQKA])", code[:-1]):
+        return code[:-1] + _SUITS[code[-1]]
+    return code
+
+
+def world_labels(model: KripkeModel) -> list[str]:
+    """A short label per world: its name if it has one; for a Kwartet model (atoms
+    ``has(P, card)``) the cards whose holder differs between worlds, by holder; else the
+    true atoms.
+
+    >>> from kwartet_epistemic.examples import muddy_children
+    >>> world_labels(muddy_children(2, 1))
+    ['00', '10', '01', '11']
+    >>> m = KripkeModel(2, {"A": [0, 0]}, {"has(A, QH)": [1, 0], "has(B, QH)": [0, 1]})
+    >>> world_labels(m)
+    ['A Q♥', 'B Q♥']
+    """
+    names = model.world_names
+    if names is not None:
+        return list(names)
+    try:
+        atoms = sorted(str(a) for a in model.atoms)
+    except ModelError:
+        return [str(w) for w in range(model.n_worlds)]
+    masks = {a: np.asarray(model.truth_set(a)) for a in atoms}
+    holdings = {a: _HAS.match(a) for a in atoms}
+    n = model.n_worlds
+    if atoms and all(holdings.values()):
+        varying = [a for a in atoms if 0 < masks[a].sum() < n]
+        players = sorted({m.group("player") for m in holdings.values() if m is not None})
+        labels = []
+        for world in range(n):
+            parts = []
+            for player in players:
+                cards = [
+                    _pretty_card(match.group("card"))
+                    for a in varying
+                    if (match := holdings[a]) is not None
+                    and match.group("player") == player
+                    and masks[a][world]
+                ]
+                if cards:
+                    parts.append(f"{player} {''.join(cards)}")
+            labels.append(" | ".join(parts) or str(world))
+        return labels
+    return [",".join(a for a in atoms if masks[a][w]) or "∅" for w in range(n)]
+
+
+def kripke_edges(
+    model: KripkeModel,
+    agent: str,
+    positions: np.ndarray | None = None,
+    edges: str = "all",
+) -> list[tuple[int, int]]:
+    """The lines drawn for one agent: every pair of distinct worlds in each of its blocks
+    (``"all"``), or a nearest-neighbour spanning tree of each block in the layout
+    (``"tree"``: S5 makes the rest implied).  Never a reflexive loop.
+
+    >>> m = KripkeModel(4, {"A": [0, 0, 0, 1]})
+    >>> kripke_edges(m, "A")
+    [(0, 1), (0, 2), (1, 2)]
+    >>> len(kripke_edges(m, "A", np.array([[0, 0], [1, 0], [2, 0], [5, 5]]), "tree"))
+    2
+    """
+    if edges not in ("all", "tree"):
+        raise ModelError(f"edges={edges!r}: expected 'all', 'tree' or (when drawing) 'auto'")
+    labels = np.asarray(model.labels(agent))
+    order = np.argsort(labels, kind="stable")
+    starts = np.flatnonzero(np.r_[True, labels[order][1:] != labels[order][:-1]])
+    result: list[tuple[int, int]] = []
+    for block in np.split(order, starts[1:]):
+        members = [int(w) for w in block]
+        if len(members) < 2:
+            continue
+        if edges == "all" or positions is None or len(members) == 2:
+            result.extend((u, v) for i, u in enumerate(members) for v in members[i + 1 :])
+        else:
+            result.extend(_spanning_tree(members, positions))
+    return result
+
+
+def _spanning_tree(members: list[int], positions: np.ndarray) -> list[tuple[int, int]]:
+    """Prim's minimum spanning tree of the block's points (short lines, few crossings)."""
+    points = positions[members]
+    distance = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=-1)
+    inside = np.zeros(len(members), dtype=bool)
+    inside[0] = True
+    best = distance[0].copy()
+    parent = np.zeros(len(members), dtype=np.int64)
+    tree = []
+    for _ in range(len(members) - 1):
+        candidates = np.where(inside, np.inf, best)
+        nearest = int(np.argmin(candidates))
+        tree.append(
+            (
+                min(members[parent[nearest]], members[nearest]),
+                max(members[parent[nearest]], members[nearest]),
+            )
+        )
+        inside[nearest] = True
+        closer = distance[nearest] < best
+        best = np.where(closer, distance[nearest], best)
+        parent = np.where(closer, nearest, parent)
+    return tree
+
+
+def _pair_count(model: KripkeModel, agents: Sequence[str]) -> int:
+    total = 0
+    for agent in agents:
+        _, sizes = np.unique(np.asarray(model.labels(agent)), return_counts=True)
+        total += int((sizes * (sizes - 1) // 2).sum())
+    return total
+
+
+# ----- layout -----------------------------------------------------------------------
+
+
+def kripke_layout(
+    model: KripkeModel,
+    layout: str = "auto",
+    *,
+    agent: str | None = None,
+    seed: int = 0,
+) -> np.ndarray:
+    """``[n_worlds, 2]`` positions of the worlds in the unit square (deterministic).
+
+    ``"spring"`` pulls each agent's blocks together (through one hidden hub per block,
+    so big blocks do not become hairballs); ``"blocks"`` puts each block of the coarsest
+    agent on a circle of its own, the circles on a grid; ``"auto"`` is ``"spring"`` up to
+    60 worlds with several agents, else ``"blocks"``; ``"kamada_kawai"`` does the same by graph
+    distances (slower, for up to about a hundred worlds); ``"circular"`` puts the worlds
+    on a circle; ``"layers"`` puts them in rows by their number of true atoms (the
+    classic muddy-children lattice).
+
+    >>> from kwartet_epistemic.examples import muddy_children
+    >>> kripke_layout(muddy_children(3, 2), "layers")[[0, 7]].round(2).tolist()
+    [[0.5, 0.0], [0.5, 1.0]]
+    """
+    import networkx
+
+    n = model.n_worlds
+    if n == 0:
+        return np.zeros((0, 2))
+    if n == 1:
+        return np.array([[0.5, 0.5]])
+    agents = _agents(model, agent)
+    if layout == "auto":
+        layout = "spring" if n <= 60 and len(agents) > 1 else "blocks"
+    if layout == "layers":
+        return _layers_layout(model)
+    if layout == "circular":
+        angles = 2 * np.pi * np.arange(n) / n + np.pi / 2
+        return _unit(np.c_[np.cos(angles), np.sin(angles)])
+    if layout == "blocks":
+        return _blocks_layout(model, agents)
+    if layout not in ("spring", "kamada_kawai"):
+        raise ModelError(
+            f"layout={layout!r}: expected 'auto', 'spring', 'blocks', 'kamada_kawai', 'circular' or "
+            "'layers'"
+        )
+    graph = networkx.Graph()
+    graph.add_nodes_from(range(n))
+    hub = n
+    for a in agents:
+        labels = np.asarray(model.labels(a))
+        order = np.argsort(labels, kind="stable")
+        starts = np.flatnonzero(np.r_[True, labels[order][1:] != labels[order][:-1]])
+        for block in np.split(order, starts[1:]):
+            members = [int(w) for w in block]
+            if len(members) == 2:
+                graph.add_edge(*members)
+            elif len(members) > 2:
+                graph.add_edges_from((hub, w) for w in members)
+                hub += 1
+    if layout == "kamada_kawai" and networkx.is_connected(graph):
+        where = networkx.kamada_kawai_layout(graph)
+    else:
+        # Disconnected parts (worlds no agent confuses) would fly off: a gentle k keeps them in.
+        where = networkx.spring_layout(
+            graph, seed=seed, k=1.5 / np.sqrt(graph.number_of_nodes()), iterations=100
+        )
+    return _unit(np.array([where[w] for w in range(n)], dtype=float))
+
+
+def _grouping_agent(model: KripkeModel, agents: Sequence[str]) -> str | None:
+    """The agent with the fewest blocks among those that confuse some worlds."""
+    best: tuple[int, str] | None = None
+    for a in agents:
+        count = model.block_count(a)
+        if count < model.n_worlds and (best is None or count < best[0]):
+            best = (count, a)
+    return None if best is None else best[1]
+
+
+def _blocks_layout(model: KripkeModel, agents: Sequence[str]) -> np.ndarray:
+    """One cluster per block of the coarsest agent, clusters on a grid, worlds of a
+    cluster on a circle ordered by the next agent's blocks (fewer crossings)."""
+    n = model.n_worlds
+    group = _grouping_agent(model, agents)
+    if group is None:
+        side = int(np.ceil(np.sqrt(n)))
+        return _unit(np.c_[np.arange(n) % side, -(np.arange(n) // side)].astype(float))
+    labels = np.asarray(model.labels(group))
+    others = [a for a in agents if a != group]
+    secondary = np.asarray(model.labels(others[0])) if others else np.zeros(n, dtype=np.int64)
+    blocks = [np.flatnonzero(labels == value) for value in np.unique(labels)]
+    blocks.sort(key=lambda b: (-len(b), int(b[0])))
+    columns = int(np.ceil(np.sqrt(len(blocks))))
+    positions = np.zeros((n, 2))
+    for number, block in enumerate(blocks):
+        centre = np.array([number % columns, -(number // columns)], dtype=float)
+        members = block[np.lexsort((block, secondary[block]))]
+        if len(members) == 1:
+            positions[members[0]] = centre
+            continue
+        radius = 0.38 * min(1.0, np.sqrt(len(members)) / 3.5 + 0.35)
+        angles = 2 * np.pi * np.arange(len(members)) / len(members) + np.pi / 2
+        positions[members] = centre + radius * np.c_[np.cos(angles), np.sin(angles)]
+    return _unit(positions)
+
+
+def _layers_layout(model: KripkeModel) -> np.ndarray:
+    n = model.n_worlds
+    try:
+        atoms = sorted(str(a) for a in model.atoms)
+    except ModelError:
+        atoms = []
+    level = np.zeros(n, dtype=np.int64)
+    for a in atoms:
+        level += np.asarray(model.truth_set(a), dtype=np.int64)
+    positions = np.zeros((n, 2))
+    levels = sorted(set(level.tolist()))
+    for row, value in enumerate(levels):
+        members = np.flatnonzero(level == value)
+        xs = (np.arange(len(members)) + 1) / (len(members) + 1)
+        positions[members, 0] = xs
+        positions[members, 1] = row / max(len(levels) - 1, 1)
+    return positions
+
+
+def _unit(points: np.ndarray) -> np.ndarray:
+    """Scale points into [0, 1] x [0, 1] keeping the aspect ratio."""
+    low = points.min(axis=0)
+    span = float((points.max(axis=0) - low).max()) or 1.0
+    scaled = (points - low) / span
+    return scaled + (1 - scaled.max(axis=0)) / 2
+
+
+# ----- matplotlib -------------------------------------------------------------------
+
+
+def _new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
+    if ax is not None:
+        return ax
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=size, layout="constrained")
+    return figure.add_subplot()
+
+
+def _pick_edges(model: KripkeModel, agents: Sequence[str], edges: str) -> str:
+    if edges == "auto":
+        return "all" if _pair_count(model, agents) <= _ALL_PAIRS_LIMIT else "tree"
+    if edges not in ("all", "tree"):
+        raise ModelError(f"edges={edges!r}: expected 'auto', 'all' or 'tree'")
+    return edges
+
+
+def _draw_on(
+    ax: Axes,
+    model: KripkeModel,
+    positions: np.ndarray,
+    agents: Sequence[str],
+    *,
+    edges: str,
+    labels: str | bool,
+    highlight: np.ndarray | None,
+    faded: np.ndarray | None,
+    node_colours: Sequence[Any] | None = None,
+    legend: bool = True,
+) -> None:
+    """Draw the model's worlds and the agents' lines onto ``ax``."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    n = model.n_worlds
+    faded_mask = np.zeros(n, dtype=bool) if faded is None else faded
+    scale = 1.0 if n <= 30 else 0.7 if n <= 120 else 0.45
+    # Lines shared by several agents run side by side instead of hiding each other.
+    shared: dict[tuple[int, int], list[str]] = {}
+    per_agent = {a: kripke_edges(model, a, positions, edges) for a in agents}
+    for a in agents:
+        for pair in per_agent[a]:
+            shared.setdefault(pair, []).append(a)
+    gap = 0.006 if n <= 30 else 0.003
+    handles = []
+    for position_in_model, a in ((model.agents.index(a), a) for a in agents):
+        colour, style = agent_style(position_in_model)
+        kept_segments: list[list[np.ndarray]] = []
+        faded_segments: list[list[np.ndarray]] = []
+        for u, v in per_agent[a]:
+            sharers = shared[(u, v)]
+            offset = (sharers.index(a) - (len(sharers) - 1) / 2) * gap
+            start, end = positions[u], positions[v]
+            direction = end - start
+            length = float(np.hypot(*direction)) or 1.0
+            normal = np.array([-direction[1], direction[0]]) / length * offset
+            segment = [start + normal, end + normal]
+            (faded_segments if faded_mask[u] or faded_mask[v] else kept_segments).append(segment)
+        width = 1.6 * scale + 0.3
+        ax.add_collection(
+            LineCollection(
+                kept_segments, colors=colour, linestyles=style, linewidths=width,
+                gid=f"agent-{a}", label=a, zorder=1,
+            )
+        )  # fmt: skip
+        if faded_segments:
+            ax.add_collection(
+                LineCollection(
+                    faded_segments, colors=colour, linestyles=style, linewidths=width,
+                    alpha=0.12, gid=f"agent-{a}-faded", zorder=1,
+                )
+            )  # fmt: skip
+        line_style: Any = style
+        handles.append(Line2D([], [], color=colour, linestyle=line_style, linewidth=2, label=a))
+    if labels not in (True, False, "auto"):
+        raise ModelError(f"labels={labels!r}: expected 'auto', True or False")
+    show = labels if isinstance(labels, bool) else n <= _LABEL_LIMIT
+    names = world_labels(model) if (show or model.actual is not None) else []
+    # Short names (muddy children's "110") fit inside the node; longer ones go below.
+    inside = show and n <= 30 and max(len(name) for name in names) <= 4
+    size = 620.0 if inside else 260 * scale**2 if n <= 30 else 90 * scale
+    face: list[Any]
+    if node_colours is not None:
+        face = list(node_colours)
+    elif highlight is not None:
+        face = ["#F2D64B" if h else "white" for h in highlight]
+    else:
+        face = ["white"] * n
+    kept = ~faded_mask
+    for mask, alpha, gid in ((kept, 1.0, "worlds"), (faded_mask, 0.15, "worlds-faded")):
+        if mask.any():
+            ax.scatter(
+                positions[mask, 0], positions[mask, 1], s=size,
+                c=[face[w] for w in np.flatnonzero(mask)], edgecolors="#333333",
+                linewidths=0.8, alpha=alpha, zorder=2, gid=gid,
+            )  # fmt: skip
+    actual = model.actual
+    if actual is not None:
+        ax.scatter(
+            [positions[actual, 0]], [positions[actual, 1]], s=size * 2.2, facecolors="none",
+            edgecolors="#000000", linewidths=2.2, zorder=3, gid="actual",
+        )  # fmt: skip
+        handles.append(
+            Line2D([], [], marker="o", linestyle="", markerfacecolor="none",
+                   markeredgecolor="black", markeredgewidth=2, markersize=10,
+                   label="actual world")
+        )  # fmt: skip
+    if highlight is not None:
+        handles.append(
+            Line2D([], [], marker="o", linestyle="", markerfacecolor="#F2D64B",
+                   markeredgecolor="#333333", markersize=9, label="formula true")
+        )  # fmt: skip
+    font = 9 if n <= 12 else 7.5 if n <= 30 else 6
+    # Below the node, clear of the actual world's ring: offsets in points, not data units.
+    drop = np.sqrt(size * (2.2 if actual is not None else 1.0)) / 2 + 1
+    for w in range(n):
+        if show or w == actual:
+            on_node = inside or (w == actual and not show and len(names[w]) <= 4)
+            ax.annotate(
+                names[w], (positions[w, 0], positions[w, 1]),
+                xytext=(0, 0 if on_node else -drop), textcoords="offset points",
+                ha="center", va="center" if on_node else "top", fontsize=font,
+                alpha=0.25 if faded_mask[w] else 1.0, zorder=4, gid="label",
+                bbox=None if on_node else
+                {"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.9},
+            )  # fmt: skip
+    ax.set_xlim(-0.08, 1.08)
+    ax.set_ylim(-0.1, 1.06)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    if legend and handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
+                  frameon=False, title="agents" if agents else None, title_fontsize=8)  # fmt: skip
+
+
+def _positions(
+    model: KripkeModel,
+    positions: Mapping[Any, Sequence[float]] | np.ndarray | None,
+    layout: str,
+    agent: str | None,
+    seed: int,
+) -> np.ndarray:
+    if positions is None:
+        return kripke_layout(model, layout, agent=agent, seed=seed)
+    if isinstance(positions, Mapping):
+        try:
+            points = np.array([positions[w] for w in range(model.n_worlds)], dtype=float)
+        except KeyError as err:
+            raise ModelError(f"positions give no place for world {err.args[0]!r}") from None
+    else:
+        points = np.asarray(positions, dtype=float)
+    if points.shape != (model.n_worlds, 2):
+        raise ModelError(
+            f"positions have shape {points.shape}: expected ({model.n_worlds}, 2), one (x, y) "
+            "per world"
+        )
+    return points
+
+
+def _truth(model: KripkeModel, formula: Formula | str | None) -> np.ndarray | None:
+    return None if formula is None else np.asarray(model.truth_set(formula))
+
+
+def draw_kripke(
+    model: KripkeModel,
+    *,
+    agent: str | None = None,
+    ax: Axes | None = None,
+    layout: str = "auto",
+    positions: Mapping[Any, Sequence[float]] | np.ndarray | None = None,
+    labels: str | bool = "auto",
+    highlight: Formula | str | None = None,
+    edges: str = "auto",
+    max_worlds: int | None = None,
+    title: str | None = None,
+    seed: int = 0,
+) -> Figure:
+    """Draw a Kripke model: one node per world, one colour and line style per agent.
+
+    ``agent`` shows that agent's relation only; ``highlight`` fills the worlds where a
+    formula is true; the actual world is ringed and always labelled.  Labels of every
+    world appear up to 40 worlds (``labels=True``/``False`` forces them).  Returns the
+    figure (``ax.figure`` when ``ax`` is given).
+
+    >>> from kwartet_epistemic.examples import russian_cards
+    >>> figure = draw_kripke(russian_cards(), agent="Cath")
+    >>> len(figure.axes[0].collections[0].get_segments())  # Cath: 7 blocks, trees of 19
+    133
+    """
+    _check_size(model, agent, max_worlds)
+    agents = _agents(model, agent)
+    points = _positions(model, positions, layout, agent, seed)
+    ax = _new_axes(ax, _figure_size(model.n_worlds))
+    _draw_on(
+        ax, model, points, agents, edges=_pick_edges(model, agents, edges), labels=labels,
+        highlight=_truth(model, highlight), faded=None,
+    )  # fmt: skip
+    ax.set_title(
+        title if title is not None else _default_title(model, agent, highlight), fontsize=10
+    )
+    figure = ax.get_figure()
+    assert figure is not None
+    return figure  # type: ignore[return-value]
+
+
+def _figure_size(n: int) -> tuple[float, float]:
+    side = 4.0 if n <= 12 else 5.0 if n <= 40 else 6.5 if n <= 150 else 8.0
+    return (side + 1.3, side)
+
+
+def _default_title(model: KripkeModel, agent: str | None, highlight: Formula | str | None) -> str:
+    who = f"{agent}'s relation" if agent else "agents " + ", ".join(model.agents)
+    what = f"{model.n_worlds} world{'s' if model.n_worlds != 1 else ''}, {who}"
+    return what + (f"; marked: {highlight}" if highlight is not None else "")
+
+
+def draw_announcement(
+    model: KripkeModel,
+    formula: Formula | str,
+    *,
+    agent: str | None = None,
+    layout: str = "auto",
+    positions: Mapping[Any, Sequence[float]] | np.ndarray | None = None,
+    labels: str | bool = "auto",
+    edges: str = "auto",
+    max_worlds: int | None = None,
+    seed: int = 0,
+) -> Figure:
+    """Before and after the public announcement of ``formula``, side by side on the same
+    layout: after it, the removed worlds (and their lines) are faded.
+
+    Raises :class:`~kwartet_epistemic.errors.FalseAnnouncementError` if the formula is
+    false at the actual world, like :meth:`KripkeModel.announce`.
+
+    >>> from kwartet_epistemic.examples import muddy_children, father_announcement
+    >>> figure = draw_announcement(muddy_children(3, 2), father_announcement(3))
+    >>> [len(c.get_offsets()) for c in figure.axes[1].collections if c.get_gid() == "worlds"]
+    [7]
+    """
+    from matplotlib.figure import Figure
+
+    _check_size(model, agent, max_worlds)
+    model.announce(formula)  # refuses a false announcement before anything is drawn
+    agents = _agents(model, agent)
+    points = _positions(model, positions, layout, agent, seed)
+    kept = np.asarray(model.truth_set(formula))
+    side = _figure_size(model.n_worlds)[1]
+    figure = Figure(figsize=(2 * side + 1.4, side), layout="constrained")
+    before, after = figure.subplots(1, 2)
+    chosen = _pick_edges(model, agents, edges)
+    _draw_on(before, model, points, agents, edges=chosen, labels=labels, highlight=None,
+             faded=None, legend=False)  # fmt: skip
+    _draw_on(after, model, points, agents, edges=chosen, labels=labels, highlight=None,
+             faded=~kept)  # fmt: skip
+    removed = int((~kept).sum())
+    before.set_title(f"before: {model.n_worlds} worlds", fontsize=10)
+    after.set_title(
+        f"after announcing {formula}: {int(kept.sum())} worlds ({removed} removed, faded)",
+        fontsize=10,
+    )
+    return figure
+
+
+def draw_contraction(
+    model: KripkeModel,
+    *,
+    layout: str = "auto",
+    labels: str | bool = "auto",
+    edges: str = "auto",
+    max_worlds: int | None = None,
+    seed: int = 0,
+) -> Figure:
+    """A model and its bisimulation contraction side by side; worlds of the model are
+    coloured by the contracted world they merge into.
+
+    >>> m = KripkeModel(4, {"A": [0, 0, 1, 1], "B": [0, 1, 2, 3]}, {"p": [1, 0, 1, 0]})
+    >>> draw_contraction(m).axes[1].get_title()
+    'contracted: 2 worlds'
+    """
+    from matplotlib import colormaps
+    from matplotlib.figure import Figure
+
+    _check_size(model, None, max_worlds)
+    contracted = model.contract()
+    classes = np.asarray(model.bisimulation_classes())
+    palette = colormaps["tab20"]
+    colours = [palette(int(c) % 20) for c in classes]
+    points = _positions(model, None, layout, None, seed)
+    small = _positions(contracted, None, layout, None, seed)
+    side = _figure_size(model.n_worlds)[1]
+    figure = Figure(figsize=(2 * side + 1.4, side), layout="constrained")
+    left, right = figure.subplots(1, 2)
+    _draw_on(left, model, points, model.agents, edges=_pick_edges(model, model.agents, edges),
+             labels=labels, highlight=None, faded=None, node_colours=colours, legend=False)  # fmt: skip
+    _draw_on(right, contracted, small, contracted.agents,
+             edges=_pick_edges(contracted, contracted.agents, edges), labels=labels,
+             highlight=None, faded=None,
+             node_colours=[palette(c % 20) for c in range(contracted.n_worlds)])  # fmt: skip
+    plural = "s" if model.n_worlds != 1 else ""
+    left.set_title(
+        f"model: {model.n_worlds} world{plural} (colour = bisimulation class)", fontsize=10
+    )
+    plural = "s" if contracted.n_worlds != 1 else ""
+    right.set_title(f"contracted: {contracted.n_worlds} world{plural}", fontsize=10)
+    return figure
+
+
+# ----- TikZ -------------------------------------------------------------------------
+
+
+def _tex(text: str) -> str:
+    out = []
+    for char in text:
+        if char in _TEX_SUITS:
+            out.append(_TEX_SUITS[char])
+        elif char in "&%$#_{}":
+            out.append("\\" + char)
+        elif char == "~":
+            out.append(r"\textasciitilde{}")
+        elif char == "^":
+            out.append(r"\textasciicircum{}")
+        elif char == "\\":
+            out.append(r"\textbackslash{}")
+        elif char == "∅":
+            out.append(r"$\emptyset$")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def kripke_to_tikz(
+    model: KripkeModel,
+    *,
+    agent: str | None = None,
+    layout: str = "auto",
+    positions: Mapping[Any, Sequence[float]] | np.ndarray | None = None,
+    labels: str | bool = "auto",
+    edges: str = "auto",
+    size_cm: float = 10.0,
+    max_worlds: int | None = None,
+    seed: int = 0,
+) -> str:
+    """The drawing as a TikZ picture for papers (needs ``\\usepackage{tikz}``): one
+    colour and dash pattern per agent, the actual world drawn with a double circle.
+
+    >>> from kwartet_epistemic.examples import muddy_children
+    >>> tikz = kripke_to_tikz(muddy_children(2, 1), layout="layers")
+    >>> tikz.count("node[world]") + tikz.count("node[actual]"), tikz.count(") -- (w")
+    (4, 4)
+    """
+    _check_size(model, agent, max_worlds)
+    agents = _agents(model, agent)
+    points = _positions(model, positions, layout, agent, seed) * size_cm
+    chosen = _pick_edges(model, agents, edges)
+    n = model.n_worlds
+    show = labels if isinstance(labels, bool) else n <= _LABEL_LIMIT
+    names = world_labels(model) if show else [""] * n
+    dashes = ["solid", "dashed", "dotted", "dash dot", "dash dot dot", "loosely dotted",
+              "loosely dashed", "densely dash dot"]  # fmt: skip
+    lines = [
+        f"% Kripke model: {n} worlds, agents {', '.join(agents)}; reflexive loops omitted"
+        + ("; S5 transitive links implied" if chosen == "tree" else ""),
+    ]
+    for position, a in ((model.agents.index(a), a) for a in agents):
+        colour, _ = agent_style(position)
+        lines.append(f"\\definecolor{{agent{_safe(a)}}}{{HTML}}{{{colour.lstrip('#')}}}")
+    lines.append(
+        "\\begin{tikzpicture}[world/.style={circle, draw, minimum size=4mm, inner sep=1pt, "
+        "font=\\scriptsize}, actual/.style={world, double, thick}]"
+    )
+    for w in range(n):
+        style = "actual" if w == model.actual else "world"
+        x, y = points[w]
+        lines.append(f"  \\node[{style}] (w{w}) at ({x:.2f},{y:.2f}) {{}};")
+        if names[w]:
+            lines.append(f"  \\node[font=\\tiny, below=1pt] at (w{w}.south) {{{_tex(names[w])}}};")
+    for position, a in ((model.agents.index(a), a) for a in agents):
+        style = dashes[position % len(dashes)]
+        for u, v in kripke_edges(model, a, points, chosen):
+            lines.append(f"  \\draw[agent{_safe(a)}, {style}] (w{u}) -- (w{v});")
+    legend_y = -0.8
+    for row, a in enumerate(agents):
+        style = dashes[model.agents.index(a) % len(dashes)]
+        y = legend_y - 0.45 * row
+        lines.append(
+            f"  \\draw[agent{_safe(a)}, {style}, thick] (0,{y:.2f}) -- (0.8,{y:.2f}) "
+            f"node[right, black, font=\\scriptsize] {{{_tex(a)}}};"
+        )
+    lines.append("\\end{tikzpicture}")
+    return "\n".join(lines)
+
+
+def _safe(agent: str) -> str:
+    """A TikZ colour name part: letters only (digits spelled out)."""
+    digits = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    return "".join(ch if ch.isalpha() else digits[int(ch)] if ch.isdigit() else "X" for ch in agent)

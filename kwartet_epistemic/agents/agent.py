@@ -225,7 +225,14 @@ def _number(options: Mapping[str, str], key: str, kind: type, name: str) -> obje
 
 
 def _search(options: Mapping[str, str]) -> Policy:
-    known = {"samples": int, "candidates": int, "ms": float, "objective": str, "spread": float}
+    known = {
+        "samples": int,
+        "candidates": int,
+        "ms": float,
+        "objective": str,
+        "spread": float,
+        "confidence": float,
+    }
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise GameSetupError(

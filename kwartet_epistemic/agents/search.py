@@ -26,7 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from kwartet_epistemic.agents.knowledge import ExactKnowledge, KnowledgeBase
-from kwartet_epistemic.agents.policies import Policy, Situation, _best, _known_first
+from kwartet_epistemic.agents.policies import (
+    HigherOrder,
+    KnowledgePolicy,
+    Policy,
+    Situation,
+    _known_first,
+)
 from kwartet_epistemic.epistemics.state import World
 from kwartet_epistemic.errors import GameSetupError
 from kwartet_epistemic.events import Answered, Asked, CardMoved, Drew
@@ -43,10 +49,13 @@ opponent, or its share of the win."""
 class Search(Policy):
     """Monte Carlo search over the agent's possible worlds.
 
-    ``samples`` worlds per decision (or as many as fit in ``milliseconds``, at least
-    one), the ``candidates`` most likely asks whose chance of a yes is at least ``spread``
-    times the best one's, each played out in every sampled world with the same random
-    numbers.  Sure asks (a known holder) are played without searching.
+    Sure asks (a known holder) are played without searching.  Otherwise the default is
+    the :class:`HigherOrder` choice (:class:`KnowledgePolicy` without exact knowledge);
+    the ``candidates`` most likely asks whose chance of a yes is at least ``spread`` times
+    the best one's compete with it.  ``samples`` worlds are drawn (or as many as fit in
+    ``milliseconds``, at least one), every candidate is played out in each with the same
+    random numbers, and a candidate replaces the default only if its mean gain over the
+    default exceeds ``confidence`` standard errors of the paired differences.
 
     >>> Search(samples=0)
     Traceback (most recent call last):
@@ -59,6 +68,7 @@ class Search(Policy):
     milliseconds: float | None = None
     objective: str = "score"
     spread: float = 0.8
+    confidence: float = 2.0
     name = "search"
 
     def __post_init__(self) -> None:
@@ -81,24 +91,26 @@ class Search(Policy):
         sure = _known_first(situation, rng)
         if sure is not None:
             return sure
+        # The default: what the higher-order player would ask (first order without exact
+        # knowledge).  Search may overrule it, with evidence.
+        if isinstance(situation.knowledge, ExactKnowledge):
+            default = HigherOrder().decide(situation, rng)
+        else:
+            default = KnowledgePolicy().decide(situation, rng)
         order = rng.permutation(len(situation.asks))
         ranked = sorted(
             (situation.asks[int(i)] for i in order),
             key=lambda a: (-situation.chance(a), -situation.family_count(a.card.index)),
         )[: self.candidates]
-        # Search refines the first-order choice: only asks nearly as likely as the best
-        # compete, so that noisy play-outs never trade a likely yes for an unlikely one.
+        # Only asks nearly as likely as the best compete, so that noisy play-outs never
+        # trade a likely yes for an unlikely one.
         floor = self.spread * situation.chance(ranked[0])
-        ranked = [a for a in ranked if situation.chance(a) >= floor]
+        ranked = [default] + [a for a in ranked if situation.chance(a) >= floor and a != default]
         if len(ranked) == 1:
-            return ranked[0]
+            return default
         start = time.perf_counter()
         playout = Playout.from_view(situation.view, situation.knowledge)
-        # Worlds where the ask is a yes and worlds where it is a no are averaged apart and
-        # weighted by the exact chance of a yes: the sampled yes/no lottery adds no noise.
-        sums = np.zeros((len(ranked), 2))
-        counts = np.zeros((len(ranked), 2))
-        chances = [situation.chance(a) for a in ranked]
+        values: list[list[float]] = [[] for _ in ranked]
         # A fixed number of samples in one batch; a time budget in small batches.
         batch = self.samples if self.milliseconds is None else 4
         out_of_time = False
@@ -106,27 +118,27 @@ class Search(Policy):
             for world in _sample_worlds(situation.knowledge, situation.view, batch, rng):
                 seed = int(rng.integers(2**63))
                 for i, ask in enumerate(ranked):
-                    generator = np.random.default_rng(seed)
-                    yes = int(ask.card in world.hands.get(ask.target, ()))
-                    sums[i, yes] += playout.value(world, ask, generator, self.objective)
-                    counts[i, yes] += 1
+                    generator = np.random.default_rng(seed)  # the same numbers for each ask
+                    values[i].append(playout.value(world, ask, generator, self.objective))
                 if self.milliseconds is not None:
                     out_of_time = (time.perf_counter() - start) * 1000 >= self.milliseconds
                     if out_of_time:
                         break
             if self.milliseconds is None:
                 break
-        values = []
-        for i in range(len(ranked)):
-            overall = sums[i].sum() / max(counts[i].sum(), 1)
-            no = sums[i, 0] / counts[i, 0] if counts[i, 0] else overall
-            yes = sums[i, 1] / counts[i, 1] if counts[i, 1] else overall
-            values.append(chances[i] * yes + (1 - chances[i]) * no)
-        return _best(
-            ranked,
-            lambda a: (round(values[ranked.index(a)], 9), situation.chance(a)),
-            rng,
-        )
+        # Overrule the default only where the paired play-outs (same worlds, same random
+        # numbers) show a gain beyond ``confidence`` standard errors.
+        base = np.array(values[0])
+        best, best_gain = default, 0.0
+        for ask, row in zip(ranked[1:], values[1:], strict=True):
+            differences = np.array(row) - base
+            if len(differences) < 2:
+                continue
+            gain = float(differences.mean())
+            error = float(differences.std(ddof=1)) / np.sqrt(len(differences))
+            if gain > best_gain and gain > self.confidence * error:
+                best, best_gain = ask, gain
+        return best
 
 
 def _sample_worlds(
@@ -184,7 +196,8 @@ class Playout:
 
     Every simulated player asks a card it has seen go to an opponent if it can, else the
     card of its families with the fewest possible holders (opponents not known to lack it,
-    from the public record and the play-out so far) from one of them at random.
+    from the public record and the play-out so far) from one of them, preferring those
+    who asked about that family (they announced holding some of it).
 
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
     >>> view = game.view(game.to_move)
@@ -201,6 +214,7 @@ class Playout:
         seen: list[int],
         lacks: list[int],
         mine: list[int] | None = None,
+        claims: list[int] | None = None,
     ) -> None:
         self.view = view
         deck = view.deck
@@ -220,6 +234,8 @@ class Playout:
         self.lacks = lacks
         # What the viewer alone knows: per opponent, the cards it surely holds.
         self.mine = mine if mine is not None else [0] * len(view.players)
+        # Families each player announced holding a card of (by asking for one of them).
+        self.claims = claims if claims is not None else _claims(view)
         self.rules = view.rules
 
     @classmethod
@@ -297,6 +313,7 @@ class Playout:
         seen = list(self.seen)
         lacks = list(self.lacks)
         mine = list(self.mine)
+        claims = list(self.claims)
         me = self.me
         scores = list(self.scores)
         ones = self.ones
@@ -335,6 +352,7 @@ class Playout:
         card = first.card.index
         for _step in range(10_000):
             bit = 1 << card
+            claims[seat] |= 0b1111 << (4 * (card // 4))
             if hands[target] & bit:
                 hands[target] &= ~bit
                 hands[seat] |= bit
@@ -396,12 +414,24 @@ class Playout:
                 if fewest:
                     low = fewest[int(rng.integers(len(fewest)))]
                     open_targets = [t for t in targets if not lacks[t] & low]
+                    # Whoever asked for the family holds some of it: ask them first.
+                    open_targets = [t for t in open_targets if claims[t] & low] or open_targets
                     target = open_targets[int(rng.integers(len(open_targets)))]
                     card = low.bit_length() - 1
                 else:
                     target = targets[int(rng.integers(len(targets)))]
                     card = _nth_bit(wanted, int(rng.integers(wanted.bit_count())))
         return scores
+
+
+def _claims(view: PlayerView) -> list[int]:
+    """Per seat, the families (4-bit groups) it asked about in the record."""
+    seat = {p: i for i, p in enumerate(view.players)}
+    claims = [0] * len(view.players)
+    for event in view.record:
+        if type(event) is Asked:
+            claims[seat[event.asker]] |= 0b1111 << (4 * event.card.family_index)  # type: ignore[attr-defined]
+    return claims
 
 
 def _mask(flags: np.ndarray) -> int:

@@ -344,7 +344,7 @@ def _family_entry(
     masks = [mask & dims_mask if i in free else mask for i, mask in enumerate(original)]
     if not all(masks):
         return None
-    clauses = simplify_clauses(history.clauses[f], masks)
+    clauses = simplify_clauses(tuple(history.clauses[f]), masks)
     if clauses is None:
         return None
     if not free:

@@ -430,7 +430,7 @@ def _claims(view: PlayerView) -> list[int]:
     claims = [0] * len(view.players)
     for event in view.record:
         if type(event) is Asked:
-            claims[seat[event.asker]] |= 0b1111 << (4 * event.card.family_index)  # type: ignore[attr-defined]
+            claims[seat[event.asker]] |= 0b1111 << (4 * event.card.family_index)
     return claims
 
 

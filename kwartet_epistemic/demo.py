@@ -1,7 +1,12 @@
-"""The demo game behind ``kwartet demo``: a seeded random game, printed as a transcript.
+"""The demo behind ``kwartet demo``: a seeded game between the best agents, told with what
+the table deduces, and the pictures of that deduction.
 
-Kept as a function of its own so that later work can extend it (for instance with what
-the table deduces after each ask) without touching the command line.
+Four players of the strongest registered agent (``search``, else ``higher_order``, else
+``knowledge``) play a 32-card game under the publisher's rules.  After every move the
+demo says what the move taught: the refusal as a fact, then who now knows where which
+card is ("Now A knows C holds Q♥."), what has become common knowledge, and when every
+player knows where every card of a family is.  With a figure directory it also writes
+the progress plot, the heatmap animation and the knowledge timeline there.
 
 >>> import io
 >>> out = io.StringIO()
@@ -9,51 +14,243 @@ the table deduces after each ask) without touching the command line.
 >>> game.is_over, sum(game.scores.values())
 (True, 8)
 >>> print(out.getvalue())  # doctest: +ELLIPSIS
-Kwartet demo, seed 7: 4 players (A, B, C, D) asking at random, publisher rules, 32 cards.
+Kwartet demo, seed 7: 4 players (A, B, C, D), ... publisher rules, 32 cards.
 The deal (D deals):
-  A: 8H 10D 10C JD JC KS KH AS
-  ...
-D deals 32 cards: A 8, B 8, C 8, D 8.
+  A: 8♥ 10♦ 10♣ J♦ J♣ K♠ K♥ A♠
 ...
 Game over. Quartets: ...
 """
 
 from __future__ import annotations
 
+import math
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
-from kwartet_epistemic.cards import Deck
+from kwartet_epistemic.cards import Card, Deck
+from kwartet_epistemic.events import GameEnded
 from kwartet_epistemic.game import Game
 
-__all__ = ["run_demo", "DEMO_PLAYERS"]
+__all__ = ["DEMO_AGENTS", "DEMO_PLAYERS", "demo_agent", "narrate", "run_demo", "write_figures"]
 
 DEMO_PLAYERS = ("A", "B", "C", "D")
+#: The agents the demo prefers, strongest first (the first one registered is used).
+DEMO_AGENTS = ("search", "higher_order", "knowledge")
 
 
-def run_demo(seed: int = 7, out: TextIO | None = None) -> Game:
-    """Deal a 4-player, 32-card game with ``seed``, let every player ask uniformly at
-    random until the end, print a short header and the transcript to ``out`` (default
-    stdout), and return the finished game.
+def demo_agent() -> str:
+    """The strongest registered agent policy of :data:`DEMO_AGENTS`.
+
+    >>> demo_agent() in DEMO_AGENTS
+    True
+    """
+    from kwartet_epistemic.agents import policy_names
+
+    registered = policy_names()
+    for name in DEMO_AGENTS:
+        if name in registered:
+            return name
+    raise LookupError(f"none of the demo agents {DEMO_AGENTS} is registered")  # pragma: no cover
+
+
+def _play(seed: int, agent: str) -> Game:
+    from kwartet_epistemic.agents import make_agent
+
+    game = Game.deal(Deck.piquet(), DEMO_PLAYERS, seed=seed)
+    players = {
+        p: make_agent(agent, p, np.random.default_rng([seed, 1, seat]))
+        for seat, p in enumerate(game.players)
+    }
+    while not game.is_over:
+        mover = game.to_move
+        assert mover is not None
+        game.play(players[mover].choose(game.view(mover)))
+    return game
+
+
+def _label(card: Card) -> str:
+    return card.symbol or card.code
+
+
+def _names(players: Sequence[str]) -> str:
+    return players[0] if len(players) == 1 else ", ".join(players[:-1]) + " and " + players[-1]
+
+
+def _power(count: int) -> str:
+    return f"{count:,}" if count < 10_000 else f"10^{math.log10(count):.1f}"
+
+
+def narrate(progress: object, step: int) -> list[str]:
+    """What move ``step`` taught the table, as sentences: the refusal as a fact, new
+    common knowledge, new knowledge of single players, families everyone can place.
+
+    ``progress`` is a :class:`~kwartet_epistemic.viz.GameProgress` (with public counts).
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+    ...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+    >>> _ = game.ask("B", "7D")
+    >>> narrate(kw.viz.game_progress(game), 1)
+    ['B has no 7♦.', 'It is now common knowledge that C holds 7♦.']
+    """
+    from kwartet_epistemic.viz.progress import GameProgress
+
+    assert isinstance(progress, GameProgress)
+    deck, players = progress.deck, progress.players
+    before, after = step - 1, step
+    sentences: list[str] = []
+    ask = progress.asks[step]
+    if ask is not None and progress.kinds[step] == "no":
+        sentences.append(f"{ask.target} has no {_label(ask.card)}.")
+    moved = ask.card.index if ask is not None and progress.kinds[step] == "yes" else None
+    new_common, new_private = [], []
+    for card in deck.cards:
+        c = card.index
+        holder = int(progress.holder[after, c])
+        if progress.exposed[after, c] or holder < 0 or c == moved:
+            continue
+        if progress.public_known[after, c] and not progress.public_known[before, c]:
+            new_common.append(card)
+            continue
+        learners = [
+            p for seat, p in enumerate(players)
+            if progress.known[after, seat, c] and not progress.known[before, seat, c]
+            and seat != holder
+        ]  # fmt: skip
+        if learners:
+            new_private.append((card, learners))
+    by_holder: dict[str, list[Card]] = {}
+    for card in new_common:
+        by_holder.setdefault(players[int(progress.holder[after, card.index])], []).append(card)
+    for holder_name, cards in by_holder.items():
+        sentences.append(
+            f"It is now common knowledge that {holder_name} holds "
+            f"{_names([_label(c) for c in cards])}."
+        )
+    grouped: dict[tuple[tuple[str, ...], str], list[Card]] = {}
+    for card, learners in new_private:
+        key = (tuple(learners), players[int(progress.holder[after, card.index])])
+        grouped.setdefault(key, []).append(card)
+    for (group, holder_name), cards in grouped.items():
+        others = {p for p in players if p != holder_name}
+        everyone = set(group) == others
+        who = "everyone" if everyone else _names(list(group))
+        verb = "knows" if everyone or len(group) == 1 else "know"
+        sentences.append(
+            f"Now {who} {verb} {holder_name} holds {_names([_label(c) for c in cards])}."
+        )
+    for family in range(deck.n_families):
+        members = [c.index for c in deck.family_cards(family)]
+        if progress.exposed[after, members].any():
+            continue
+        title = deck.family_title(family)
+        everyone_now = progress.known[after][:, members].all()
+        everyone_before = progress.known[before][:, members].all()
+        public_now = progress.public_known[after, members].all()
+        if public_now and not progress.public_known[before, members].all():
+            sentences.append(f"It is now common knowledge where all the {title} are.")
+        elif everyone_now and not everyone_before:
+            sentences.append(f"Everyone now knows where all the {title} are.")
+    return sentences
+
+
+def write_figures(
+    progress: object, directory: str | Path, *, player: str = "A", progress_bar: bool = False
+) -> dict[str, Path]:
+    """Write the progress plot, ``player``'s heatmap animation and the knowledge timeline
+    of a game's progress into ``directory``; returns ``{what: path}``."""
+    from kwartet_epistemic.viz import heatmap_animation, plot_progress, plot_timeline
+
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = {
+        "progress": folder / "progress.png",
+        "heatmap": folder / f"heatmap_{player}.gif",
+        "timeline": folder / "timeline.png",
+    }
+    plot_progress(progress).savefig(written["progress"], dpi=110)  # type: ignore[arg-type]
+    plot_timeline(progress).savefig(written["timeline"], dpi=110)  # type: ignore[arg-type]
+    heatmap_animation(progress, player, written["heatmap"], progress_bar=progress_bar)  # type: ignore[arg-type]
+    return written
+
+
+def run_demo(
+    seed: int = 7,
+    out: TextIO | None = None,
+    figures: str | Path | None = None,
+    *,
+    progress_bar: bool | None = None,
+) -> Game:
+    """Play the demo game with ``seed``, print it with what the table learns after every
+    move to ``out`` (default stdout), write the figures into the directory ``figures``
+    (none when None) and return the finished game.  ``progress_bar`` (default: when
+    stderr is a terminal) shows tqdm bars on stderr for the slow parts.
 
     The same seed always prints the same game.
     """
+    from kwartet_epistemic.viz.progress import game_progress
+
     out = sys.stdout if out is None else out
-    game = Game.deal(Deck.piquet(), DEMO_PLAYERS, seed=seed)
-    # A separate stream for the asks, so the deal is exactly Game.deal(seed=seed).
-    rng = np.random.default_rng([seed, 1])
+    bars = sys.stderr.isatty() if progress_bar is None else progress_bar
+    agent = demo_agent()
+    game = _play(seed, agent)
+    progress = game_progress(game, public=True, progress_bar=bars)
     deal = game.initial_deal
-    print(
-        f"Kwartet demo, seed {seed}: {len(game.players)} players ({', '.join(game.players)}) "
-        f"asking at random, {game.rules.name} rules, {len(game.deck)} cards.",
-        file=out,
+    say = lambda text="": print(text, file=out)  # noqa: E731
+    say(
+        f"Kwartet demo, seed {seed}: {len(game.players)} players ({', '.join(game.players)}), "
+        f"each played by the '{agent}' agent, {game.rules.name} rules, {len(game.deck)} cards."
     )
-    print(f"The deal ({deal['dealer']} deals):", file=out)
+    say("Every agent sees only its own hand and the public record, and reasons about them exactly.")
+    say(f"The deal ({deal['dealer']} deals):")
     for player in game.players:
-        print(f"  {player}: {' '.join(deal['hands'][player])}", file=out)
-    while not game.is_over:
-        game.play(game.random_legal_ask(rng))
-    print(game.transcript(), file=out)
+        say(f"  {player}: {' '.join(_label(game.deck.card(c)) for c in deal['hands'][player])}")
+    say(progress.lines[0])
+    public0 = progress.public_worlds[0]
+    assert public0 is not None
+    say(
+        f"At the deal {public0:,} deals (10^{math.log10(public0):.1f}) fit the public record; "
+        "seeing their own hand,"
+    )
+    say(
+        "each player still considers possible: "
+        + ", ".join(
+            f"{p} {_power(int(n))}" for p, n in zip(game.players, progress.worlds[0], strict=True)
+        )
+        + "."
+    )
+    say("After each move: what the table learned, and the worlds each player still considers.")
+    say()
+    events = game.events
+    for step in range(1, progress.n_steps + 1):
+        first = int(progress.event_index[step - 1]) + 1
+        move = events[first : int(progress.event_index[step]) + 1]
+        text = " ".join(e.sentence() for e in move if not isinstance(e, GameEnded))
+        say(f"{step:3d}. {text}")
+        counts = "  ".join(
+            f"{p} {_power(int(n))}"
+            for p, n in zip(game.players, progress.worlds[step], strict=True)
+        )
+        lessons = narrate(progress, step)
+        for sentence in lessons:
+            say(f"       {sentence}")
+        say(f"       possible worlds: {counts}")
+    say()
+    share = progress.known_share
+    located = []
+    for seat, player in enumerate(game.players):
+        full = np.flatnonzero(share[:, seat] >= 1.0)
+        located.append(f"{player} from move {int(full[0])}" if full.size else f"{player} never")
+    say("Each player knew where every card was: " + ", ".join(located) + ".")
+    if figures is not None:
+        written = write_figures(progress, figures, progress_bar=bars)
+        say(f"Figures in {Path(figures).resolve()}:")
+        say(f"  {written['progress'].name:<15} world counts and located cards after every move")
+        say(f"  {written['heatmap'].name:<15} what A believed about every card, move by move")
+        say(f"  {written['timeline'].name:<15} when each player first knew where each card was")
+    say(events[-1].sentence())
     return game

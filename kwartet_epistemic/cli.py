@@ -4,8 +4,8 @@ Every subcommand has ``--help``.  Bad user input ends the command with a one-lin
 message on stderr and exit status 2, never a traceback.  ``kwartet play`` reads its
 moves from stdin, so a game can be scripted with piped input.
 
->>> main(["demo", "--seed", "7"])  # doctest: +ELLIPSIS
-Kwartet demo, seed 7: 4 players (A, B, C, D) asking at random, publisher rules, 32 cards.
+>>> main(["demo", "--seed", "7", "--no-figures"])  # doctest: +ELLIPSIS
+Kwartet demo, seed 7: 4 players (A, B, C, D), ... publisher rules, 32 cards.
 ...
 0
 >>> main(["simulate", "--players", "7", "--games", "1"])  # the message goes to stderr
@@ -507,7 +507,12 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    run_demo(args.seed, sys.stdout)
+    figures = None
+    if not args.no_figures:
+        import tempfile
+
+        figures = args.out or os.path.join(tempfile.gettempdir(), f"kwartet-demo-seed{args.seed}")
+    run_demo(args.seed, sys.stdout, figures)
     return 0
 
 
@@ -616,11 +621,18 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser(
         "demo",
-        help="play a seeded random game and print its transcript",
-        description="Deal a seeded 4-player game with the 32-card deck, let everybody ask at "
-        "random and print the transcript.",
+        help="a seeded game between the best agents, told with what the table deduces",
+        description="Deal a seeded 4-player game with the 32-card deck, let the strongest "
+        "agents play it, print every move with what the table learns from it, and draw the "
+        "progress plot, a heatmap animation and the knowledge timeline.",
     )
     demo.add_argument("--seed", type=_non_negative, default=7, metavar="N", help="seed (7)")
+    demo.add_argument(
+        "--out",
+        metavar="DIR",
+        help="where to write the figures (default: kwartet-demo-seedN in the temp folder)",
+    )
+    demo.add_argument("--no-figures", action="store_true", help="only print the game")
     demo.set_defaults(run=_run_demo)
     return parser
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kwartet_epistemic.epistemics.counting import simplify_clauses
-from kwartet_epistemic.epistemics.history import Clause, PrivateInfo, PublicHistory
+from kwartet_epistemic.epistemics.history import IGNORED, Clause, PrivateInfo, PublicHistory
 
 __all__ = ["viewer_marginals"]
 
@@ -106,9 +106,15 @@ def _family_poly(
     rows = _combos(options)
     ok = np.ones(len(rows), dtype=bool)
     for clause in clauses:
-        conditions = np.array(clause.conditions, dtype=np.int64)
-        hits = (conditions >> rows) & 1
-        ok &= hits.any(axis=1) if clause.kind == "some" else ~hits.all(axis=1)
+        used = [i for i, c in enumerate(clause.conditions) if c != IGNORED]
+        conditions = np.array([clause.conditions[i] for i in used], dtype=np.int64)
+        hits = ((conditions >> rows[:, used]) & 1).astype(bool)
+        if clause.kind == "some":
+            ok &= hits.any(axis=1)
+        elif clause.kind == "notall":
+            ok &= ~hits.all(axis=1)
+        else:  # "allornone"
+            ok &= hits.all(axis=1) | ~hits.any(axis=1)
     rows = rows[ok]
     if not len(rows):
         poly = None

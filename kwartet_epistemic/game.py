@@ -147,6 +147,12 @@ class PlayerView:
         """The record as this player saw it, one line per ask."""
         return transcript(self.record)
 
+    def _repr_html_(self) -> str:
+        """The view in Jupyter: own hand, the table, the last record lines."""
+        from kwartet_epistemic.viz.html import view_html  # loaded on first display only
+
+        return view_html(self)
+
 
 def _family_spread(hand: int, n_families: int) -> int:
     """The union of the families (as 4-bit groups) that ``hand`` touches, in O(1) big-int ops."""
@@ -886,6 +892,12 @@ class Game:
     def transcript(self) -> str:
         """The whole game as readable lines (the referee's log, draws shown)."""
         return transcript(self._events)
+
+    def _repr_html_(self) -> str:
+        """The game in Jupyter: hands, quartets, whose turn, the last transcript lines."""
+        from kwartet_epistemic.viz.html import game_html  # loaded on first display only
+
+        return game_html(self)
 
     def __str__(self) -> str:
         lines = [

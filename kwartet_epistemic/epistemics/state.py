@@ -431,6 +431,13 @@ class EpistemicState:
 
         return evaluate(self, formula)
 
+    def _repr_html_(self) -> str:
+        """The state in Jupyter: worlds and located cards per player (and, on a view, the
+        viewer's location probabilities)."""
+        from kwartet_epistemic.viz.html import epistemic_state_html  # loaded on first display
+
+        return epistemic_state_html(self)
+
     def __repr__(self) -> str:
         who = f"{self.viewer}'s view" if self.viewer else "the whole table"
         return (

@@ -390,6 +390,12 @@ class KripkeModel:
         index = self._world_index(world)
         return frozenset(Atom(name) for name in self._vocabulary_names() if self._mask(name)[index])
 
+    def _repr_svg_(self) -> str | None:
+        """The model drawn in Jupyter (None, so the text repr shows, above 150 worlds)."""
+        from kwartet_epistemic.viz.html import kripke_svg  # matplotlib loads on first display
+
+        return kripke_svg(self)
+
     def __repr__(self) -> str:
         atoms = (
             "lazy atoms"

@@ -208,3 +208,9 @@ __all__ += [
     "replay_game",
     "tournament",
 ]
+
+# --- viz (issue 6) ---
+# The drawing modules (matplotlib, networkx) load on first use of kw.viz.<name>.
+from kwartet_epistemic import viz  # noqa: E402
+
+__all__ += ["viz"]

@@ -224,11 +224,12 @@ def kripke_layout(
 
     ``"spring"`` pulls each agent's blocks together (through one hidden hub per block,
     so big blocks do not become hairballs); ``"blocks"`` puts each block of the coarsest
-    agent on a circle of its own, the circles on a grid; ``"auto"`` is ``"spring"`` up to
-    60 worlds with several agents, else ``"blocks"``; ``"kamada_kawai"`` does the same by graph
-    distances (slower, for up to about a hundred worlds); ``"circular"`` puts the worlds
-    on a circle; ``"layers"`` puts them in rows by their number of true atoms (the
-    classic muddy-children lattice).
+    agent on a circle of its own, the circles on a grid; ``"kamada_kawai"`` places worlds
+    by graph distances (slower, for up to about a hundred worlds); ``"circular"`` puts
+    the worlds on a circle; ``"layers"`` puts them in rows by their number of true atoms
+    (the classic muddy-children lattice).  ``"auto"`` takes, up to 30 worlds, whichever
+    of a few spring layouts and Kamada-Kawai has the fewest crossing lines; ``"spring"``
+    up to 60 worlds; ``"blocks"`` above that or for a single agent.
 
     >>> from kwartet_epistemic.examples import muddy_children
     >>> kripke_layout(muddy_children(3, 2), "layers")[[0, 7]].round(2).tolist()
@@ -243,7 +244,12 @@ def kripke_layout(
         return np.array([[0.5, 0.5]])
     agents = _agents(model, agent)
     if layout == "auto":
-        layout = "spring" if n <= 60 and len(agents) > 1 else "blocks"
+        if len(agents) == 1 or n > 60:
+            layout = "blocks"
+        elif n <= 30:
+            return _fewest_crossings(model, agents, seed)
+        else:
+            layout = "spring"
     if layout == "layers":
         return _layers_layout(model)
     if layout == "circular":
@@ -278,6 +284,39 @@ def kripke_layout(
             graph, seed=seed, k=1.5 / np.sqrt(graph.number_of_nodes()), iterations=100
         )
     return _unit(np.array([where[w] for w in range(n)], dtype=float))
+
+
+def _crossings(points: np.ndarray, pairs: list[tuple[int, int]]) -> int:
+    """How many pairs of drawn lines cross (lines sharing a world do not count)."""
+    if len(pairs) < 2:
+        return 0
+    ends = np.array(pairs)
+    a, b = points[ends[:, 0]], points[ends[:, 1]]
+
+    def side(p: np.ndarray, q: np.ndarray, r: np.ndarray) -> np.ndarray:
+        # Sign of the turn p -> q -> r for every combination of segments (broadcast).
+        return np.sign((q[..., 0] - p[..., 0]) * (r[..., 1] - p[..., 1])
+                       - (q[..., 1] - p[..., 1]) * (r[..., 0] - p[..., 0]))  # fmt: skip
+
+    a1, b1, a2, b2 = a[:, None], b[:, None], a[None, :], b[None, :]
+    proper = (side(a1, b1, a2) * side(a1, b1, b2) < 0) & (side(a2, b2, a1) * side(a2, b2, b1) < 0)
+    shared = (ends[:, None, :, None] == ends[None, :, None, :]).any(axis=(2, 3))
+    return int(np.triu(proper & ~shared, 1).sum())
+
+
+def _fewest_crossings(model: KripkeModel, agents: Sequence[str], seed: int) -> np.ndarray:
+    """Of a few spring layouts (and Kamada-Kawai), the one whose lines cross least."""
+    pairs = [pair for a in agents for pair in kripke_edges(model, a)]
+    best: tuple[int, np.ndarray] | None = None
+    for layout, candidate_seed in [("spring", seed + k) for k in range(6)] + [
+        ("kamada_kawai", seed)
+    ]:
+        points = kripke_layout(model, layout, seed=candidate_seed)
+        score = _crossings(points, pairs)
+        if best is None or score < best[0]:
+            best = (score, points)
+    assert best is not None
+    return best[1]
 
 
 def _grouping_agent(model: KripkeModel, agents: Sequence[str]) -> str | None:
@@ -358,7 +397,9 @@ def _new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
 
 def _pick_edges(model: KripkeModel, agents: Sequence[str], edges: str) -> str:
     if edges == "auto":
-        return "all" if _pair_count(model, agents) <= _ALL_PAIRS_LIMIT else "tree"
+        # Every pair while that adds few lines per world; else cliques become hairballs.
+        pairs = _pair_count(model, agents)
+        return "all" if pairs <= min(_ALL_PAIRS_LIMIT, 2 * model.n_worlds) else "tree"
     if edges not in ("all", "tree"):
         raise ModelError(f"edges={edges!r}: expected 'auto', 'all' or 'tree'")
     return edges
@@ -387,6 +428,18 @@ def _draw_on(
     # Lines shared by several agents run side by side instead of hiding each other.
     shared: dict[tuple[int, int], list[str]] = {}
     per_agent = {a: kripke_edges(model, a, positions, edges) for a in agents}
+    if edges == "tree" and faded_mask.any():
+        # Kept worlds stay joined by a tree of their own: the old tree may run through
+        # removed worlds.
+        kept_worlds = np.flatnonzero(~faded_mask)
+        survivors = model.restrict(~faded_mask)
+        for a in agents:
+            kept_tree = [
+                (int(kept_worlds[u]), int(kept_worlds[v]))
+                for u, v in kripke_edges(survivors, a, positions[kept_worlds], "tree")
+            ]
+            gone = [(u, v) for u, v in per_agent[a] if faded_mask[u] or faded_mask[v]]
+            per_agent[a] = kept_tree + gone
     for a in agents:
         for pair in per_agent[a]:
             shared.setdefault(pair, []).append(a)
@@ -473,6 +526,9 @@ def _draw_on(
                 bbox=None if on_node else
                 {"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.9},
             )  # fmt: skip
+    if edges == "tree":
+        ax.text(0.0, -0.02, "lines: a tree of near neighbours per block; S5 implies the rest",
+                transform=ax.transAxes, fontsize=7, color="#555555", va="top")  # fmt: skip
     ax.set_xlim(-0.08, 1.08)
     ax.set_ylim(-0.1, 1.06)
     ax.set_aspect("equal")
@@ -670,6 +726,8 @@ def _tex(text: str) -> str:
             out.append(r"\textasciicircum{}")
         elif char == "\\":
             out.append(r"\textbackslash{}")
+        elif char == "|":
+            out.append(r"$\mid$")
         elif char == "∅":
             out.append(r"$\emptyset$")
         else:

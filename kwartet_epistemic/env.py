@@ -64,6 +64,11 @@ class KwartetEnv(AECEnv):
     ``knowledge`` picks how the observer's location probabilities are computed
     (``exact`` by default; ``facts`` is faster with a large draw pile).  A game still
     running after ``max_asks`` asks is truncated.
+
+    >>> environment = KwartetEnv(players=4)
+    >>> environment.reset(seed=3)
+    >>> environment.observation_space("A")["observation"].shape, environment.action_space("A")
+    ((584,), Discrete(128))
     """
 
     metadata = {"render_modes": ["human", "ansi"], "name": "kwartet_v0", "is_parallelizable": False}
@@ -297,7 +302,11 @@ class _RecordFeatures:
 
 
 def raw_env(**kwargs: Any) -> KwartetEnv:
-    """The bare environment (see :class:`KwartetEnv` for the options)."""
+    """The bare environment (see :class:`KwartetEnv` for the options).
+
+    >>> raw_env(players=3).possible_agents
+    ['A', 'B', 'C']
+    """
     return KwartetEnv(**kwargs)
 
 

@@ -26,6 +26,7 @@ import math
 import os
 import sys
 import time
+import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,7 +58,12 @@ MAX_ASKS = 5_000  # a game still running after this many asks is stopped (and ma
 class GameResult:
     """One finished game: the agent spec in each seat (seat order A, B, ...), scores,
     winners (seat names; several share the win), asks made, the deal seed, and whether
-    it ended normally (``finished``) or was stopped at :data:`MAX_ASKS`."""
+    it ended normally (``finished``) or was stopped at :data:`MAX_ASKS`.
+
+    >>> result = GameResult(0, 7, ("knowledge", "random", "random"), (2, 2, 0), ("A", "B"), 30)
+    >>> result.share(0), result.share(2)
+    (0.5, 0.0)
+    """
 
     game: int
     seed: int
@@ -78,6 +84,10 @@ class AgentSummary:
 
     ``win_share`` is its mean share of the win per seat and game (1/n if all are equal);
     the intervals are 95% normal intervals over games.
+
+    >>> result = tournament(["greedy", "random", "random"], games=3, seed=2)
+    >>> [(row.agent, row.seats) for row in result.summary()]
+    [('greedy', 1), ('random', 2)]
     """
 
     agent: str
@@ -91,7 +101,14 @@ class AgentSummary:
 
 @dataclass(frozen=True)
 class TournamentResult:
-    """The games of a tournament, with its settings."""
+    """The games of a tournament, with its settings.
+
+    >>> result = tournament(["greedy", "random", "random"], games=3, seed=2)
+    >>> print(result.table())  # doctest: +ELLIPSIS
+    agent   seats  win share  95% interval ...
+    greedy      1 ...
+    3 games, publisher rules, 32 cards, tournament seed 2
+    """
 
     agents: tuple[str, ...]
     games: tuple[GameResult, ...]
@@ -503,7 +520,14 @@ def _drop_torn_last_line(path: Path) -> None:
 
 
 def read_results(path: str | os.PathLike[str]) -> list[GameResult]:
-    """The games stored in a tournament CSV file."""
+    """The games stored in a tournament CSV file.
+
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "results.csv"
+    >>> played = tournament(["greedy", "random", "random"], games=2, seed=4, out=out)
+    >>> sorted(read_results(out), key=lambda g: g.game) == list(played.games)
+    True
+    """
     with Path(path).open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     results = []
@@ -521,3 +545,15 @@ def read_results(path: str | os.PathLike[str]) -> list[GameResult]:
             )  # fmt: skip
         )
     return results
+
+
+class _CallableModule(types.ModuleType):
+    """``kw.tournament`` is both this module and its main function: tools that import
+    the module by path (pytest's importlib mode, for one) rebind the package attribute
+    to the module, so the module itself forwards calls to :func:`tournament`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> TournamentResult:
+        return tournament(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

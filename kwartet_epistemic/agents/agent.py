@@ -298,7 +298,11 @@ def register_policy(name: str, factory: PolicyFactory, *, replace: bool = False)
 
 
 def policy_names() -> tuple[str, ...]:
-    """The registered policy names, sorted."""
+    """The registered policy names, sorted.
+
+    >>> "knowledge" in policy_names() and "defensive" in policy_names()
+    True
+    """
     return tuple(sorted(_POLICIES))
 
 

@@ -65,7 +65,14 @@ __all__ = [
 
 
 class KnowledgeBase(Protocol):
-    """What a player knows, kept up to date from the player's successive views."""
+    """What a player knows, kept up to date from the player's successive views.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> bases = [make_knowledge(kind, "A") for kind in KNOWLEDGE_KINDS]
+    >>> for base in bases: base.update(game.view("A"))
+    >>> [base.probabilities().shape for base in bases]
+    [(32, 4), (32, 4), (32, 4)]
+    """
 
     kind: str
     player: str

@@ -129,7 +129,20 @@ def _best(options: Sequence[Ask], key: Callable[[Ask], Any], rng: np.random.Gene
 
 
 class Policy:
-    """Base of all policies: :meth:`choose` returns one of the legal ``asks``."""
+    """Base of all policies: :meth:`choose` returns one of the legal ``asks``.
+
+    A new policy overrides :meth:`decide`, which gets a :class:`Situation`:
+
+    >>> class FirstAsk(Policy):
+    ...     name = "first"
+    ...     def decide(self, situation, rng):
+    ...         return situation.asks[0]
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view(game.to_move)
+    >>> k = ExactKnowledge(view.player); k.update(view)
+    >>> FirstAsk().choose(view, k, view.legal_asks(), np.random.default_rng(0)) == view.legal_asks()[0]
+    True
+    """
 
     name = "policy"
 
@@ -175,7 +188,14 @@ class RandomPolicy(Policy):
 
 @dataclass(frozen=True)
 class Greedy(Policy):
-    """Known holder first, else a random legal ask."""
+    """Known holder first, else a random legal ask.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view(game.to_move)
+    >>> k = ExactKnowledge(view.player); k.update(view)
+    >>> Greedy().choose(view, k, view.legal_asks(), np.random.default_rng(0)).asker == view.player
+    True
+    """
 
     name = "greedy"
 
@@ -185,7 +205,14 @@ class Greedy(Policy):
 
 @dataclass(frozen=True)
 class Owner(Policy):
-    """Known holder first, else a random missing card and a random candidate holder of it."""
+    """Known holder first, else a random missing card and a random candidate holder of it.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view(game.to_move)
+    >>> k = ExactKnowledge(view.player); k.update(view)
+    >>> Owner().choose(view, k, view.legal_asks(), np.random.default_rng(0)).card in view.hand
+    False
+    """
 
     name = "owner"
 
@@ -215,7 +242,15 @@ def _ask_for(situation: Situation, target: str, card_index: int) -> Ask:
 @dataclass(frozen=True)
 class Defensive(Policy):
     """Known holder first; else the families closest to completion, among their cards
-    those with the fewest candidate holders, and a random candidate."""
+    those with the fewest candidate holders, and a random candidate.
+
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+    ...     {"A": ["7S", "7H", "7D", "8S"], "B": ["7C", "8H"], "C": ["8D", "8C"]}, first="A")
+    >>> view = game.view("A")
+    >>> k = ExactKnowledge("A"); k.update(view)
+    >>> Defensive().choose(view, k, view.legal_asks(), np.random.default_rng(0)).card
+    Card('7C')
+    """
 
     name = "defensive"
 
@@ -237,7 +272,15 @@ class Defensive(Policy):
 @dataclass(frozen=True)
 class Aggressive(Policy):
     """Known holder first; else target the highest-scoring opponent, with the cards whose
-    candidate set (containing that opponent) is smallest."""
+    candidate set (containing that opponent) is smallest.
+
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=3), {"A": ["8S", "9C"],
+    ...     "B": ["7S", "7H", "7D", "7C", "8H", "9S"], "C": ["8D", "8C", "9H", "9D"]}, first="A")
+    >>> view = game.view("A")                   # B laid down the sevens at the deal
+    >>> k = kw.FactKnowledge("A"); k.update(view)
+    >>> Aggressive().choose(view, k, view.legal_asks(), np.random.default_rng(0)).target
+    'B'
+    """
 
     name = "aggressive"
 
@@ -263,7 +306,17 @@ class Silent(Policy):
     """Known holder first; else, when the rules allow bluffing, it asks for a card it
     holds (revealing nothing true beyond the family) with probability ``bluff_rate``, and
     otherwise a random legal ask (so that silent players cannot stall a game forever);
-    without bluffing it plays greedy."""
+    without bluffing it plays greedy.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3,
+    ...                     rules=kw.RuleSet(bluffing=True))
+    >>> view = game.view(game.to_move)
+    >>> k = ExactKnowledge(view.player); k.update(view)
+    >>> asks = [Silent().choose(view, k, view.legal_asks(), np.random.default_rng(s))
+    ...         for s in range(10)]
+    >>> any(a.card in view.hand for a in asks)  # some bluffs
+    True
+    """
 
     bluff_rate: float = 0.5
     name = "silent"
@@ -285,7 +338,17 @@ class Silent(Policy):
 @dataclass(frozen=True)
 class KnowledgePolicy(Policy):
     """First order: a card whose holder it knows; else the ask with the highest
-    probability of a yes, ties broken towards finishing a family, then at random."""
+    probability of a yes, ties broken towards finishing a family, then at random.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view(game.to_move)
+    >>> k = ExactKnowledge(view.player); k.update(view)
+    >>> ask = KnowledgePolicy().choose(view, k, view.legal_asks(), np.random.default_rng(0))
+    >>> p = k.probabilities()
+    >>> bool(p[ask.card.index, view.players.index(ask.target)] == max(
+    ...     p[a.card.index, view.players.index(a.target)] for a in view.legal_asks()))
+    True
+    """
 
     name = "knowledge"
 
@@ -433,6 +496,12 @@ class HigherOrder(Policy):
 
     With fact-list or no-memory knowledge the public worlds are not available and it
     plays as :class:`KnowledgePolicy`.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view(game.to_move)
+    >>> k = ExactKnowledge(view.player); k.update(view)
+    >>> HigherOrder().choose(view, k, view.legal_asks(), np.random.default_rng(0)) in view.legal_asks()
+    True
     """
 
     tolerance: float = 0.02

@@ -285,8 +285,20 @@ def viewer_marginals(
     unit = np.zeros(tuple(c + 1 for c in cap), dtype=np.int64)
     unit[(0,) * len(cap)] = 1
     prefix = [unit]
+    chain: tuple[int, ...] = ()
     for _, poly in polys:
+        # Products of the same tables in the same order recur (the same families asked
+        # about again, hypothetical announcements about one family): remember them.
+        chain += (id(poly),)
+        # The entry keeps the tables alive, so their ids cannot be reused meanwhile.
+        cached = memo.get(("prefix", cap, chain)) if memo is not None else None
+        if isinstance(cached, tuple):
+            prefix.append(cached[1])
+            continue
         prefix.append(_multiply(prefix[-1], poly, cap))
+        if memo is not None:
+            kept = tuple(table for _, table in polys[: len(chain)])
+            memo[("prefix", cap, chain)] = (kept, prefix[-1])
     count = int(prefix[-1][cap])
     if count == 0:
         return 0, _zero_rows(origins, wanted)

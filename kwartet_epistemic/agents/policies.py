@@ -533,10 +533,13 @@ class HigherOrder(Policy):
         best = max(situation.chance(a) for a in situation.asks)
         close = [a for a in situation.asks if situation.chance(a) >= best - self.tolerance]
         revealed: dict[tuple[str, int], float] = {}
+        # One memo for this decision's hypothetical histories: within it a family's
+        # clause count still names one clause set (the same announced clause each time).
+        memo: dict[tuple[object, ...], object] = {}
         for ask in close:
             pair = (ask.target, ask.card.index)
             if pair not in revealed:
-                revealed[pair] = _revealed_by_refusal(knowledge, situation, ask, exposure)
+                revealed[pair] = _revealed_by_refusal(knowledge, situation, ask, exposure, memo)
 
         def key(ask: Ask) -> tuple[float, ...]:
             return (
@@ -550,7 +553,11 @@ class HigherOrder(Policy):
 
 
 def _revealed_by_refusal(
-    knowledge: ExactKnowledge, situation: Situation, ask: Ask, exposure: Mapping[int, float]
+    knowledge: ExactKnowledge,
+    situation: Situation,
+    ask: Ask,
+    exposure: Mapping[int, float],
+    memo: dict[tuple[object, ...], object],
 ) -> float:
     """How much more everybody would know about the asker's cards of the family after
     the ask and a refusal: the rise in the public chances of those cards being its own."""
@@ -577,7 +584,7 @@ def _revealed_by_refusal(
         hypothetical.clauses[f].add(
             Clause("some", tuple(full if x == -1 else x for x in conditions))  # type: ignore[arg-type]
         )
-    answer = viewer_marginals(hypothetical, [], [f])
+    answer = viewer_marginals(hypothetical, [], [f], memo)
     if answer is None or answer[0] == 0:
         return 0.0
     count, origins = answer

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         plot_known_share,
         plot_progress,
     )
-    from kwartet_epistemic.viz.stepper import stepper, stepper_frame
+    from kwartet_epistemic.viz.stepping import stepper, stepper_frame
     from kwartet_epistemic.viz.timeline import knowledge_timeline, plot_timeline
 
 _WHERE = {
@@ -70,8 +70,8 @@ _WHERE = {
     "plot_heatmap": "heatmap",
     "knowledge_timeline": "timeline",
     "plot_timeline": "timeline",
-    "stepper": "stepper",
-    "stepper_frame": "stepper",
+    "stepper": "stepping",
+    "stepper_frame": "stepping",
     "epistemic_state_html": "html",
     "game_html": "html",
     "kripke_svg": "html",

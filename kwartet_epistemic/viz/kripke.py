@@ -227,9 +227,9 @@ def kripke_layout(
     agent on a circle of its own, the circles on a grid; ``"kamada_kawai"`` places worlds
     by graph distances (slower, for up to about a hundred worlds); ``"circular"`` puts
     the worlds on a circle; ``"layers"`` puts them in rows by their number of true atoms
-    (the classic muddy-children lattice).  ``"auto"`` takes, up to 30 worlds, whichever
-    of a few spring layouts and Kamada-Kawai has the fewest crossing lines; ``"spring"``
-    up to 60 worlds; ``"blocks"`` above that or for a single agent.
+    (the classic muddy-children lattice).  ``"auto"`` takes, up to 40 worlds, whichever
+    of a few spring layouts and Kamada-Kawai has the fewest crossing lines and crowded
+    worlds; ``"spring"`` up to 60 worlds; ``"blocks"`` above that or for one agent.
 
     >>> from kwartet_epistemic.examples import muddy_children
     >>> kripke_layout(muddy_children(3, 2), "layers")[[0, 7]].round(2).tolist()
@@ -246,7 +246,7 @@ def kripke_layout(
     if layout == "auto":
         if len(agents) == 1 or n > 60:
             layout = "blocks"
-        elif n <= 30:
+        elif n <= _LABEL_LIMIT:
             return _fewest_crossings(model, agents, seed)
         else:
             layout = "spring"
@@ -312,7 +312,10 @@ def _fewest_crossings(model: KripkeModel, agents: Sequence[str], seed: int) -> n
         ("kamada_kawai", seed)
     ]:
         points = kripke_layout(model, layout, seed=candidate_seed)
-        score = _crossings(points, pairs)
+        # Crossings, and worlds so close that their labels would collide.
+        gaps = np.linalg.norm(points[:, None] - points[None, :], axis=-1)
+        crowded = int(np.triu(gaps < 0.14, 1).sum())
+        score = _crossings(points, pairs) + 3 * crowded
         if best is None or score < best[0]:
             best = (score, points)
     assert best is not None
@@ -595,7 +598,7 @@ def draw_kripke(
     _check_size(model, agent, max_worlds)
     agents = _agents(model, agent)
     points = _positions(model, positions, layout, agent, seed)
-    ax = _new_axes(ax, _figure_size(model.n_worlds))
+    ax = _new_axes(ax, _figure_size(model.n_worlds, _label_length(model, labels)))
     _draw_on(
         ax, model, points, agents, edges=_pick_edges(model, agents, edges), labels=labels,
         highlight=_truth(model, highlight), faded=None,
@@ -608,8 +611,17 @@ def draw_kripke(
     return figure  # type: ignore[return-value]
 
 
-def _figure_size(n: int) -> tuple[float, float]:
+def _label_length(model: KripkeModel, labels: str | bool) -> int:
+    """The longest world label drawn (0 when labels are off)."""
+    if labels is False or (labels == "auto" and model.n_worlds > _LABEL_LIMIT):
+        return 0
+    return max((len(name) for name in world_labels(model)), default=0)
+
+
+def _figure_size(n: int, label_length: int = 0) -> tuple[float, float]:
     side = 4.0 if n <= 12 else 5.0 if n <= 40 else 6.5 if n <= 150 else 8.0
+    # Long labels need room: fonts keep their size while the figure grows.
+    side *= 1.0 + max(0, min(label_length, 24) - 4) / 16
     return (side + 1.3, side)
 
 

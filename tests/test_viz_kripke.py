@@ -1,0 +1,189 @@
+"""Kripke drawings: what is drawn (worlds, lines per agent, the actual world, fading),
+layouts, size limits with their advice, TikZ export, and the Jupyter SVG hook."""
+
+from __future__ import annotations
+
+import itertools
+
+import matplotlib
+import numpy as np
+import pytest
+
+import kwartet_epistemic as kw
+from kwartet_epistemic.examples import (
+    alice_says_one_of,
+    father_announcement,
+    muddy_children,
+    russian_cards,
+)
+from kwartet_epistemic.viz import (
+    draw_announcement,
+    draw_contraction,
+    draw_kripke,
+    kripke_edges,
+    kripke_layout,
+    kripke_to_tikz,
+    world_labels,
+)
+
+matplotlib.use("Agg")
+
+
+def collections(figure: matplotlib.figure.Figure, panel: int = 0) -> dict[str, object]:
+    return {c.get_gid(): c for c in figure.axes[panel].collections}
+
+
+def segment_count(figure: matplotlib.figure.Figure, gid: str, panel: int = 0) -> int:
+    found = collections(figure, panel).get(gid)
+    return 0 if found is None else len(found.get_segments())  # type: ignore[attr-defined]
+
+
+def node_count(figure: matplotlib.figure.Figure, gid: str = "worlds", panel: int = 0) -> int:
+    found = collections(figure, panel).get(gid)
+    return 0 if found is None else len(found.get_offsets())  # type: ignore[attr-defined]
+
+
+def tiny_game_model() -> kw.KripkeModel:
+    game = kw.Game.from_hands(
+        kw.Deck.piquet(families=2),
+        {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]},
+        first="A",
+    )
+    for target, card in [("B", "7D"), ("C", "7D"), ("C", "8C"), ("A", "8S")]:
+        game.ask(target, card)
+    return kw.knowledge(game).kripke_model()
+
+
+def test_muddy_children_draws_every_world_and_each_childs_pairs_without_loops() -> None:
+    model = muddy_children(3, 2)
+    figure = draw_kripke(model)
+    assert node_count(figure) == 8
+    for child in "123":
+        # Child i confuses the 4 pairs of worlds that differ in bit i only.
+        segments = collections(figure)[f"agent-{child}"].get_segments()  # type: ignore[attr-defined]
+        assert len(segments) == 4
+        assert all(not np.allclose(start, end) for start, end in segments)  # no reflexive loops
+    assert node_count(figure, "actual") == 1
+    labels = [t.get_text() for t in figure.axes[0].texts]
+    assert sorted(labels) == sorted(world_labels(model))
+
+
+def test_each_agent_has_its_own_colour_and_line_style() -> None:
+    figure = draw_kripke(muddy_children(4, 1))
+    lines = [c for c in figure.axes[0].collections if str(c.get_gid()).startswith("agent-")]
+    colours = {tuple(np.round(c.get_colors()[0], 3)) for c in lines}  # type: ignore[attr-defined]
+    styles = {str(c.get_linestyles()[0]) for c in lines}  # type: ignore[attr-defined]
+    assert len(lines) == 4 and len(colours) == 4 and len(styles) == 4
+
+
+def test_one_agent_only_draws_that_agents_relation() -> None:
+    figure = draw_kripke(muddy_children(3, 2), agent="2")
+    gids = [g for g in collections(figure) if str(g).startswith("agent-")]
+    assert gids == ["agent-2"] and segment_count(figure, "agent-2") == 4
+    with pytest.raises(kw.ModelError, match="agent '9'"):
+        draw_kripke(muddy_children(3, 2), agent="9")
+
+
+def test_lines_shared_by_agents_run_side_by_side() -> None:
+    model = kw.KripkeModel(2, {"A": [0, 0], "B": [0, 0]}, {"p": [True, False]})
+    figure = draw_kripke(model)
+    a = collections(figure)["agent-A"].get_segments()[0]  # type: ignore[attr-defined]
+    b = collections(figure)["agent-B"].get_segments()[0]  # type: ignore[attr-defined]
+    assert not np.allclose(a, b)
+    assert np.allclose(a[1] - a[0], b[1] - b[0])  # parallel, same length
+
+
+def test_big_blocks_are_drawn_as_trees_and_every_pair_on_request() -> None:
+    deal = russian_cards()  # Cath: 7 blocks of 20 worlds
+    assert segment_count(draw_kripke(deal, agent="Cath"), "agent-Cath") == 7 * 19
+    assert segment_count(draw_kripke(deal, agent="Cath", edges="all"), "agent-Cath") == 7 * 190
+    assert len(kripke_edges(deal, "Cath")) == 7 * 190
+
+
+def test_too_large_a_model_is_refused_with_advice_but_one_agent_is_drawn() -> None:
+    model = muddy_children(9, 1)  # 512 worlds
+    with pytest.raises(kw.ModelTooLargeError, match=r"contract\(\).*agent='1'"):
+        draw_kripke(model)
+    assert node_count(draw_kripke(model, agent="1")) == 512
+    with pytest.raises(kw.ModelTooLargeError, match="generated_submodel"):
+        draw_kripke(muddy_children(11, 1), agent="1")
+    with pytest.raises(kw.ModelTooLargeError):
+        kripke_to_tikz(model)
+
+
+def test_highlight_fills_the_worlds_where_the_formula_holds() -> None:
+    model = muddy_children(3, 2)
+    figure = draw_kripke(model, highlight="m1 & m2")
+    faces = collections(figure)["worlds"].get_facecolors()  # type: ignore[attr-defined]
+    filled = [not np.allclose(face[:3], 1.0) for face in faces]
+    assert filled == model.truth_set("m1 & m2").tolist()
+
+
+def test_announcement_fades_exactly_the_removed_worlds_and_their_lines() -> None:
+    model = muddy_children(3, 2)
+    figure = draw_announcement(model, father_announcement(3))
+    assert node_count(figure, "worlds", 0) == 8
+    assert node_count(figure, "worlds", 1) == 7 and node_count(figure, "worlds-faded", 1) == 1
+    for child in "123":  # world 000 had one line per child
+        assert segment_count(figure, f"agent-{child}-faded", 1) == 1
+        assert segment_count(figure, f"agent-{child}", 1) == 3
+    with pytest.raises(kw.FalseAnnouncementError):
+        draw_announcement(model, "~m1")
+
+
+def test_announcement_on_big_blocks_keeps_the_survivors_connected() -> None:
+    deal = russian_cards()
+    said = alice_says_one_of(["012", "034", "056", "135", "246"])
+    figure = draw_announcement(deal, said, agent="Cath")
+    after = deal.announce(said)
+    blocks = np.unique(after.labels("Cath"), return_counts=True)[1]
+    assert segment_count(figure, "agent-Cath", 1) == int((blocks - 1).sum())
+
+
+def test_contraction_draws_the_smaller_model_coloured_by_class() -> None:
+    model = kw.KripkeModel(4, {"A": [0, 0, 1, 1], "B": [0, 1, 2, 3]}, {"p": [1, 0, 1, 0]})
+    figure = draw_contraction(model)
+    assert node_count(figure, panel=0) == 4 and node_count(figure, panel=1) == 2
+    faces = collections(figure, 0)["worlds"].get_facecolors()  # type: ignore[attr-defined]
+    classes = model.bisimulation_classes()
+    for i, j in itertools.combinations(range(4), 2):
+        assert np.allclose(faces[i], faces[j]) == (classes[i] == classes[j])
+
+
+def test_layouts_are_deterministic_and_fit_the_unit_square() -> None:
+    model = tiny_game_model()
+    for layout in ["auto", "spring", "blocks", "kamada_kawai", "circular", "layers"]:
+        points = kripke_layout(model, layout)
+        assert points.shape == (model.n_worlds, 2)
+        assert points.min() >= -1e-9 and points.max() <= 1 + 1e-9
+        assert np.allclose(points, kripke_layout(model, layout))
+    with pytest.raises(kw.ModelError, match="layout='grid'"):
+        kripke_layout(model, "grid")
+    with pytest.raises(kw.ModelError, match="positions have shape"):
+        draw_kripke(model, positions=np.zeros((2, 2)))
+
+
+def test_kwartet_worlds_are_labelled_by_the_hands_that_differ() -> None:
+    model = tiny_game_model()
+    labels = world_labels(model)
+    assert len(set(labels)) == model.n_worlds == 6
+    assert all(label.count("|") == 2 for label in labels)
+    actual = labels[model.actual]
+    assert "A 7♠" in actual and "B 7♥" in actual and "C 7♣" in actual
+
+
+def test_tikz_has_one_node_per_world_one_line_per_pair_and_escaped_labels() -> None:
+    model = tiny_game_model()
+    tikz = kripke_to_tikz(model, edges="all")
+    assert tikz.count("\\node[world]") + tikz.count("\\node[actual]") == model.n_worlds
+    assert tikz.count("\\node[actual]") == 1
+    pairs = sum(len(kripke_edges(model, a)) for a in model.agents)
+    assert tikz.count(") -- (w") == pairs
+    assert "\\spadesuit" in tikz and "♠" not in tikz
+    assert tikz.strip().endswith("\\end{tikzpicture}")
+
+
+def test_kripke_models_draw_themselves_as_svg_up_to_the_limit() -> None:
+    svg = muddy_children(3, 2)._repr_svg_()
+    assert svg is not None and svg.startswith("<svg") and "</svg>" in svg
+    assert muddy_children(8, 1)._repr_svg_() is None  # 256 worlds: the text repr shows

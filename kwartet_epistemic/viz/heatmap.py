@@ -144,7 +144,7 @@ class _Heatmap:
         for label, (first, _, _) in zip(self.quartets, self.spans, strict=True):
             label.set_text("quartet\non the table" if progress.exposed[step, first] else "")
             label.set_visible(bool(progress.exposed[step, first]))
-        line = progress.lines[step] if step else "the deal"
+        line = progress.lines[step].replace("\n", " ") if step else "the deal"
         if len(line) > 120:
             line = line[:117] + "..."
         located = progress.known_share[step, seat]

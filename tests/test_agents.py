@@ -315,3 +315,31 @@ def test_register_policy_adds_a_name_and_refuses_a_duplicate() -> None:
     assert isinstance(make_policy("always_first_test"), KnowledgePolicy)
     with pytest.raises(kw.GameSetupError, match="already registered"):
         register_policy("always_first_test", lambda options: KnowledgePolicy())
+
+
+def test_higher_order_measures_what_a_refusal_would_reveal() -> None:
+    # A received 7D openly, so everybody knows A collects sevens; nobody knows A holds
+    # an eight.  Asking for an eight (and being refused) tells the table more than asking
+    # for another seven.
+    from kwartet_epistemic.agents.policies import Situation, _revealed_by_refusal
+
+    game = kw.Game.from_hands(
+        kw.Deck.piquet(families=3),
+        {"A": ["7S", "8S", "9S"], "B": ["7D", "8H", "9H", "9D"], "C": ["7H", "7C", "8D", "8C", "9C"]},
+        first="A",
+    )  # fmt: skip
+    game.ask("B", "7D")  # yes: A keeps the turn
+    view = game.view("A")
+    knowledge = ExactKnowledge("A")
+    knowledge.update(view)
+    situation = Situation(view, knowledge, view.legal_asks())
+    public = knowledge.public_probabilities()
+    exposure = {
+        f: float(sum(public[c, 0] for c in situation.own if c // 4 == f))
+        for f in situation.held_families
+    }
+    seven = next(a for a in view.legal_asks() if a.card.code == "7H" and a.target == "C")
+    eight = next(a for a in view.legal_asks() if a.card.code == "8H" and a.target == "C")
+    reveal_seven = _revealed_by_refusal(knowledge, situation, seven, exposure, {})
+    reveal_eight = _revealed_by_refusal(knowledge, situation, eight, exposure, {})
+    assert 0.0 <= reveal_seven < reveal_eight <= 1.0

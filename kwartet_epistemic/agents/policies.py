@@ -489,10 +489,13 @@ class HigherOrder(Policy):
       an opponent who knows where to find it), then the families the others know it
       holds (they are at risk), then the fullest family;
     * otherwise, among the asks whose chance of a yes is within ``tolerance`` of the
-      best: first the families the others know it holds (finish what is at risk), then
-      the ask that reveals least, i.e. after which (if refused) the fewest of its own
-      cards become known to everybody, computed by announcing the ask and the refusal to
-      the public worlds; then the fullest family and the higher chance.
+      best: first the smallest expected loss if refused (the target gets the turn, and
+      with it every card of ours that everybody knows about in a family the target
+      probably collects: ``K_target has(me, c)``), then the families the others know it
+      holds (finish what is at risk), then the ask that reveals least, i.e. after which
+      (if refused) the fewest of its own cards become known to everybody, computed by
+      announcing the ask and the refusal to the public worlds; then the fullest family
+      and the higher chance.
 
     With fact-list or no-memory knowledge the public worlds are not available and it
     plays as :class:`KnowledgePolicy`.
@@ -541,8 +544,24 @@ class HigherOrder(Policy):
             if pair not in revealed:
                 revealed[pair] = _revealed_by_refusal(knowledge, situation, ask, exposure, memo)
 
+        # What a refusal hands the target: the turn, and with it every card of ours that
+        # everybody knows about in a family the target (probably) collects.
+        everybody_knows_mine = [c for c in mine if public[c, me] == 1.0]
+        whole = knowledge.probabilities()
+        danger: dict[str, float] = {}
+        for target in {a.target for a in close}:
+            t = situation.column[target]
+            total = 0.0
+            for c in everybody_knows_mine:
+                f = c // 4
+                others = [x for x in range(4 * f, 4 * f + 4) if x not in situation.own]
+                total += 1.0 - float(np.prod([1.0 - whole[x, t] for x in others]))
+            danger[target] = total
+
         def key(ask: Ask) -> tuple[float, ...]:
+            loss = (1.0 - situation.chance(ask)) * danger[ask.target]
             return (
+                -round(loss, 9),
                 round(exposure[ask.card.family_index], 9),
                 -round(revealed[(ask.target, ask.card.index)], 9),
                 situation.family_count(ask.card.index),
@@ -589,5 +608,10 @@ def _revealed_by_refusal(
         return 0.0
     count, origins = answer
     column = situation.column[me]
-    after = sum(float(origins[card, column]) / count for card in situation.own if card // 4 == f)
+    # Cards seen moving are located by the record; the others by where they were dealt.
+    after = sum(
+        1.0 if history.location[card] == me else float(origins[card, column]) / count
+        for card in situation.own
+        if card // 4 == f
+    )
     return after - exposure[f]

@@ -353,9 +353,9 @@ def make_player(spec: str, player: str, rng: np.random.Generator | None = None) 
     from kwartet_epistemic.opponents import make_opponent
 
     text = spec.strip() if isinstance(spec, str) else spec
-    if isinstance(text, str) and text.lower().replace("-", "_") in _POLICIES | {"": None}:
-        return make_agent(text, player, rng)
-    if isinstance(text, str) and (":" in text or "[" in text):
+    if isinstance(text, str) and (
+        text.lower().replace("-", "_") in _POLICIES or ":" in text or "[" in text
+    ):
         return make_agent(text, player, rng)
     return make_opponent(text, player, rng if rng is not None else np.random.default_rng())
 

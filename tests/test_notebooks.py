@@ -1,0 +1,37 @@
+"""The tutorial notebooks: the five of the course, stored without outputs, each opening
+with what the reader will learn and ending with exercises.  (pytest --nbmake, set in
+pyproject.toml, runs them.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+EXPECTED = [
+    "01_first_game.ipynb",
+    "02_kripke_tiny_game.ipynb",
+    "03_epistemic_language.ipynb",
+    "04_deduction_full_size.ipynb",
+    "05_classic_puzzles.ipynb",
+]
+
+
+def test_the_five_notebooks_are_there() -> None:
+    assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == EXPECTED
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_notebook_is_stored_without_outputs_and_reads_as_a_lesson(name: str) -> None:
+    notebook = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
+    cells = notebook["cells"]
+    for cell in cells:
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None
+    first, last = ("".join(cells[i]["source"]) for i in (0, -1))
+    assert cells[0]["cell_type"] == "markdown" and "What you will learn" in first
+    assert cells[-1]["cell_type"] == "markdown" and "## Exercises" in last
+    assert last.count("\n1. ") == 1 and "\n3. " in last  # numbered exercises
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"

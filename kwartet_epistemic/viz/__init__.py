@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         RULE_OPTIONS,
         ProgressBands,
         compare_rules,
+        play_game,
         plot_bands,
         progress_over_games,
     )
@@ -64,6 +65,7 @@ _WHERE = {
     "ProgressBands": "many",
     "RULE_OPTIONS": "many",
     "compare_rules": "many",
+    "play_game": "many",
     "plot_bands": "many",
     "progress_over_games": "many",
     "heatmap_animation": "heatmap",
@@ -97,6 +99,7 @@ __all__ = [
     "kripke_layout",
     "kripke_svg",
     "kripke_to_tikz",
+    "play_game",
     "plot_bands",
     "plot_heatmap",
     "plot_known_share",

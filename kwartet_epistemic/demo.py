@@ -15,6 +15,7 @@ the progress plot, the heatmap animation and the knowledge timeline there.
 (True, 8)
 >>> print(out.getvalue())  # doctest: +ELLIPSIS
 Kwartet demo, seed 7: 4 players (A, B, C, D), ... publisher rules, 32 cards.
+Every agent sees only its own hand and the public record, and reasons about them exactly.
 The deal (D deals):
   A: 8♥ 10♦ 10♣ J♦ J♣ K♠ K♥ A♠
 ...

@@ -93,6 +93,7 @@ class Deck:
     spec: str
     family_titles: tuple[str, ...] = ()
     _lookup: dict[str, Card] = field(default_factory=dict, compare=False, repr=False)
+    _family_lookup: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     # ----- construction -------------------------------------------------------------
 
@@ -349,9 +350,14 @@ class Deck:
         >>> Deck.piquet().family_index("q")
         5
         """
+        # Exact names are looked up directly (the referee and agents ask this often).
+        index = self._family_lookup.get(family)
+        if index is not None:
+            return index
         key = _squash(family)
         for f, (short, title) in enumerate(zip(self.families, self.family_titles, strict=False)):
             if key in (_squash(short), _squash(title)):
+                self._family_lookup[family] = f
                 return f
         raise UnknownCardError(
             f"family {family!r} is not in the deck; families are {', '.join(self.families)}"

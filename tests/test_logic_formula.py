@@ -187,3 +187,12 @@ def test_the_package_exports_the_formula_language() -> None:
                  "KripkeModel", "ActionModel"]:  # fmt: skip
         assert name in kw.__all__ and hasattr(kw, name)
     assert kw.parse("K_A p") == K("A", p)
+
+
+def test_card_codes_render_with_their_suit_in_latex() -> None:
+    from kwartet_epistemic.logic import parse
+
+    assert parse("K_A has(B, QH)")._repr_latex_() == r"$K_{A}\,\mathit{has}(B, Q\heartsuit )$"
+    assert r"10\spadesuit" in parse("has(B, 10S)")._repr_latex_()
+    assert parse("has(B, QH)") == parse("has(B, QH)")  # the text form is unchanged
+    assert str(parse("has(B, QH)")) == "has(B, QH)"

@@ -161,6 +161,18 @@ def _latex_text(text: str) -> str:
     return "".join(pieces).rstrip()
 
 
+_SUIT_LETTERS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_CARD_CODE = re.compile(r"(10|[2-9AJQKT])([SHDC])")
+
+
+def _latex_argument(argument: str) -> str:
+    """An atom argument in LaTeX; a card code such as ``QH`` shows its suit: Q♥."""
+    match = _CARD_CODE.fullmatch(argument)
+    if match:
+        argument = match.group(1) + _SUIT_LETTERS[match.group(2)]
+    return _latex_text(argument)
+
+
 def _latex_name(name: str) -> str:
     return name if len(name) == 1 else r"\mathit{" + _latex_text(name) + "}"
 
@@ -516,7 +528,7 @@ class Atom(Formula):
         predicate = self.predicate
         if predicate is None:
             return _latex_name(self.name)
-        arguments = ", ".join(_latex_text(arg) for arg in self.arguments)
+        arguments = ", ".join(_latex_argument(arg) for arg in self.arguments)
         return f"{_latex_name(predicate)}({arguments})"
 
     def _sympy_node(self, children: list[Any], sympy: Any) -> Any:

@@ -192,7 +192,7 @@ def test_the_package_exports_the_formula_language() -> None:
 def test_card_codes_render_with_their_suit_in_latex() -> None:
     from kwartet_epistemic.logic import parse
 
-    assert parse("K_A has(B, QH)")._repr_latex_() == r"$K_{A}\,\mathit{has}(B, Q\heartsuit )$"
+    assert parse("K_A has(B, QH)")._repr_latex_() == r"$K_{A}\,\mathit{has}(B, Q\heartsuit)$"
     assert r"10\spadesuit" in parse("has(B, 10S)")._repr_latex_()
     assert parse("has(B, QH)") == parse("has(B, QH)")  # the text form is unchanged
     assert str(parse("has(B, QH)")) == "has(B, QH)"

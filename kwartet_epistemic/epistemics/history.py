@@ -160,10 +160,6 @@ class PublicHistory:
         """Whether the fact "the game is not over" constrains where dead cards lie."""
         return bool(self.dead_slots) and self._dealt and not self.game_over
 
-    def is_seen(self, index: int) -> bool:
-        """Whether card ``index`` has been publicly located (it then stays located)."""
-        return self.location[index] is not None
-
     # ----- updates ------------------------------------------------------------------
 
     def extend(self, events: Iterable[Event], settled: bool = True) -> None:

@@ -312,8 +312,6 @@ class EpistemicState:
         >>> t["A"][game.hand("A")[0].code]
         0
         """
-        if not isinstance(self._source, Game | PlayerView):  # pragma: no cover
-            raise KwartetError("timeline needs a game or a view")
         record = list(self._record())
         players = self.players if self.viewer is None else (self.viewer,)
         result: dict[str, dict[str, int | None]] = {

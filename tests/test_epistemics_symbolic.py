@@ -22,6 +22,8 @@ def test_symbolic_counts_and_marginals_equal_counting(setup, seed, steps) -> Non
     for p in game.players:
         assert symbolic.count_worlds(p) == counting.count_worlds(p)
         assert (symbolic.location_counts(p) == counting.location_counts(p)).all()
+        for card in game.deck.cards:
+            assert symbolic.knows_location(p, card) == counting.knows_location(p, card)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

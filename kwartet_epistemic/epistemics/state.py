@@ -248,19 +248,16 @@ class EpistemicState:
         where = history.location[c]
         if where is not None:
             return "exposed" if where == "exposed" else where
-        if self.engine in ("explicit", "symbolic"):
-            row = self.location_counts(player)[c]
-            total = self.count_worlds(player)
-            holders = [q for q, n in zip(self.players, row, strict=True) if n == total]
-            if holders:
-                return holders[0]
-            piles = [history.slot_names[s] for s, o in enumerate(history.slot_owner) if o is None]
-            return piles[0] if not any(row) and len(piles) == 1 else None
-        counter = self._counter((player,))
-        origin = counter.origin_counts()[c]
-        places = {
-            history.slot_owner[s] or history.slot_names[s] for s in range(len(origin)) if origin[s]
-        }
+        if self.engine == "explicit":
+            self.kripke_model()
+            assert self._model is not None
+            slots = set(self._model[2][self._explicit_worlds(player), c].tolist())
+        elif self.engine == "symbolic":
+            slots = self._symbolic().possible_origins(player, c)
+        else:
+            origin = self._counter((player,)).origin_counts()[c]
+            slots = {s for s in range(len(origin)) if origin[s]}
+        places = {history.slot_owner[s] or history.slot_names[s] for s in slots}
         return places.pop() if len(places) == 1 else None
 
     def sample_worlds(

@@ -209,6 +209,17 @@ class SymbolicKwartet:
             return self._count(self.law)
         return self._count(self.law & self._cube([player]))
 
+    def possible_origins(self, player: str, c: int) -> set[int]:
+        """The slots card ``c`` may have come from in ``player``'s worlds."""
+        if len(self.options[c]) == 1:
+            return set(self.options[c])
+        base = self.law & self._cube([player])
+        return {
+            s
+            for s in self.options[c]
+            if (base & self.manager.var(self.var[(c, s)])) != self.manager.false
+        }
+
     def location_counts(self, player: str | None) -> np.ndarray:
         history = self.history
         result = np.zeros((len(history.deck), len(history.players)), dtype=object)

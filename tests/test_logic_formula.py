@@ -196,3 +196,18 @@ def test_card_codes_render_with_their_suit_in_latex() -> None:
     assert r"10\spadesuit" in parse("has(B, 10S)")._repr_latex_()
     assert parse("has(B, QH)") == parse("has(B, QH)")  # the text form is unchanged
     assert str(parse("has(B, QH)")) == "has(B, QH)"
+
+
+def test_equality_of_separately_built_formulas_with_shared_subtrees() -> None:
+    # Each side is a DAG of 61 nodes standing for a tree of 2**61 nodes: comparing them
+    # must visit the shared subtrees once (this would never finish otherwise).
+    from kwartet_epistemic.logic import Atom
+
+    def doubled(n: int, leaf: str = "p"):
+        f = Atom(leaf)
+        for _ in range(n):
+            f = f & f
+        return f
+
+    assert doubled(60) == doubled(60)
+    assert doubled(60) != doubled(60, "q")

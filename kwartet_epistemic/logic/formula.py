@@ -246,10 +246,17 @@ class Formula:
         if not isinstance(other, Formula):
             return NotImplemented
         pairs: list[tuple[Formula, Formula]] = [(self, other)]
+        # Shared subtrees are compared once: without this, two separately built formulas
+        # with heavy sharing (f = f & f, n times) take time exponential in n.
+        seen: set[tuple[int, int]] = set()
         while pairs:
             left, right = pairs.pop()
             if left is right:
                 continue
+            key = (id(left), id(right))
+            if key in seen:
+                continue
+            seen.add(key)
             if (
                 type(left) is not type(right)
                 or left._hash != right._hash

@@ -255,7 +255,9 @@ class WorldCounter:
         self.dtype: type = np.int64 if bound < _INT64_SAFE else object
         self._forward: list[np.ndarray] = []
         self._backward: list[np.ndarray] | None = None
-        self.count = 0 if self.zero else self._run_forward()
+        # Worlds of the programme itself, before the "game goes on" correction below.
+        self.programme_count = 0 if self.zero else self._run_forward()
+        self.count = self.programme_count
         # While the game goes on, everyone knows some unexposed family can still be
         # completed (none of its cards lies face down out of play): subtract the worlds in
         # which every unexposed family has a dead card.  This one condition couples the
@@ -336,18 +338,13 @@ class WorldCounter:
         if self.zero or self.count == 0:
             return counts
         if self._dead_worlds is not None:
-            total = self.count
-            self.count += self._dead_worlds.count
-            try:
-                return self._origin_counts_all() - self._dead_worlds.origin_counts()
-            finally:
-                self.count = total
+            return self._origin_counts_all() - self._dead_worlds.origin_counts()
         return self._origin_counts_all()
 
     def _origin_counts_all(self) -> np.ndarray:
         counts = np.zeros((len(self.history.deck), self.n_slots), dtype=object)
         for card, slot in self.fixed.items():
-            counts[card, slot] = self.count
+            counts[card, slot] = self.programme_count
         for index, table in enumerate(self.tables):
             rest = self._rest(index)
             acc = np.zeros((4, self.n_slots), dtype=object)

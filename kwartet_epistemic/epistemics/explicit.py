@@ -37,7 +37,7 @@ EXPLICIT_LIMIT = 2_100_000
 
 def enumerate_origins(counter: WorldCounter, limit: int = EXPLICIT_LIMIT) -> np.ndarray:
     """Every world of ``counter`` as a row of origin slots, one column per card."""
-    total = counter.count + (counter._dead_worlds.count if counter._dead_worlds else 0)
+    total = counter.programme_count  # enumerated first, filtered by the dead-card rule after
     if total > limit:
         raise ModelTooLargeError(
             f"the explicit engine builds at most {limit:,} worlds; this state has {total:,} "

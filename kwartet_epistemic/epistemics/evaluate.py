@@ -111,7 +111,7 @@ def _evaluate_for_viewer(state: EpistemicState, f: Formula) -> bool:
     viewer = state.viewer
     assert viewer is not None
     if isinstance(f, K | M | Kw) and f.agent == viewer:
-        return _viewer_modal(state, f)
+        return _truth(state, f)  # the viewer's own knowledge needs no actual world
     if isinstance(f, Not):
         return not _evaluate_for_viewer(state, f.operand)
     if _is_propositional(f):
@@ -125,15 +125,6 @@ def _evaluate_for_viewer(state: EpistemicState, f: Formula) -> bool:
         f"{viewer} cannot tell whether {f} holds (it is true in some of {viewer}'s worlds "
         f"and false in others, or it concerns what others know)"
     )
-
-
-def _viewer_modal(state: EpistemicState, f: K | M | Kw) -> bool:
-    me = (f.agent,)
-    if isinstance(f, K):
-        return _knows(state, me, f.operand)
-    if isinstance(f, M):
-        return not _knows(state, me, Not(f.operand))
-    return _knows(state, me, f.operand) or _knows(state, me, Not(f.operand))
 
 
 def _is_propositional(f: Formula) -> bool:

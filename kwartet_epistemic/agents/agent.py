@@ -232,6 +232,7 @@ def _search(options: Mapping[str, str]) -> Policy:
         "objective": str,
         "spread": float,
         "confidence": float,
+        "rollout": str,
     }
     unknown = sorted(set(options) - set(known))
     if unknown:

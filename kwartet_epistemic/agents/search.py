@@ -38,11 +38,15 @@ from kwartet_epistemic.errors import GameSetupError
 from kwartet_epistemic.events import Answered, Asked, CardMoved, Drew
 from kwartet_epistemic.game import Ask, PlayerView
 
-__all__ = ["OBJECTIVES", "Playout", "Search"]
+__all__ = ["OBJECTIVES", "ROLLOUTS", "Playout", "Search"]
 
 OBJECTIVES = ("score", "margin", "win")
 """What a play-out is worth to the searcher: its final quartets, its lead over the best
 opponent, or its share of the win."""
+
+ROLLOUTS = ("fewest", "likeliest")
+"""How the simulated players guess in a play-out: the card with the fewest possible
+holders, or the likeliest yes (weighing the holders by their unknown cards in hand)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,7 @@ class Search(Policy):
     objective: str = "score"
     spread: float = 0.8
     confidence: float = 2.0
+    rollout: str = "fewest"
     name = "search"
 
     def __post_init__(self) -> None:
@@ -86,6 +91,10 @@ class Search(Policy):
             raise GameSetupError(
                 f"search objective={self.objective!r}: expected one of {', '.join(OBJECTIVES)}"
             )
+        if self.rollout not in ROLLOUTS:
+            raise GameSetupError(
+                f"search rollout={self.rollout!r}: expected one of {', '.join(ROLLOUTS)}"
+            )
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
         sure = _known_first(situation, rng)
@@ -97,48 +106,112 @@ class Search(Policy):
             default = HigherOrder().decide(situation, rng)
         else:
             default = KnowledgePolicy().decide(situation, rng)
-        order = rng.permutation(len(situation.asks))
-        ranked = sorted(
-            (situation.asks[int(i)] for i in order),
-            key=lambda a: (-situation.chance(a), -situation.family_count(a.card.index)),
-        )[: self.candidates]
-        # Only asks nearly as likely as the best compete, so that noisy play-outs never
-        # trade a likely yes for an unlikely one.
-        floor = self.spread * situation.chance(ranked[0])
-        ranked = [default] + [a for a in ranked if situation.chance(a) >= floor and a != default]
+        ranked = self._candidates(situation, default, rng)
         if len(ranked) == 1:
             return default
         start = time.perf_counter()
-        playout = Playout.from_view(situation.view, situation.knowledge)
+        playout = Playout.from_view(
+            situation.view, situation.knowledge, weighted=self.rollout == "likeliest"
+        )
+        worlds: list[World] = []
+        seeds: list[int] = []
+        holders: list[dict[int, str]] = []
         values: list[list[float]] = [[] for _ in ranked]
-        # A fixed number of samples in one batch; a time budget in small batches.
-        batch = self.samples if self.milliseconds is None else 4
+        alive = list(range(len(ranked)))
+        wanted = self.samples if self.milliseconds is None else 4
         out_of_time = False
-        while not out_of_time:
-            for world in _sample_worlds(situation.knowledge, situation.view, batch, rng):
-                seed = int(rng.integers(2**63))
-                for i, ask in enumerate(ranked):
-                    generator = np.random.default_rng(seed)  # the same numbers for each ask
-                    values[i].append(playout.value(world, ask, generator, self.objective))
-                if self.milliseconds is not None:
-                    out_of_time = (time.perf_counter() - start) * 1000 >= self.milliseconds
-                    if out_of_time:
-                        break
-            if self.milliseconds is None:
+
+        def terms(i: int, n: int) -> np.ndarray:
+            ask = ranked[i]
+            yes = [h.get(ask.card.index) == ask.target for h in holders[:n]]
+            return _stratified_terms(values[i][:n], yes, situation.chance(ask))
+
+        # Successive halving: every live candidate is played out in the same worlds with
+        # the same random numbers; after each round the worse half drops out and the
+        # number of worlds doubles, so the budget goes to the close contests.
+        while True:
+            for world in _sample_worlds(
+                situation.knowledge, situation.view, wanted - len(worlds), rng
+            ):
+                worlds.append(world)
+                seeds.append(int(rng.integers(2**63)))
+                holders.append({c.index: p for p, cards in world.hands.items() for c in cards})
+            for i in alive:
+                for j in range(len(values[i]), len(worlds)):
+                    generator = np.random.default_rng(seeds[j])
+                    values[i].append(playout.value(worlds[j], ranked[i], generator, self.objective))
+                    if self.milliseconds is not None:
+                        out_of_time = (time.perf_counter() - start) * 1000 >= self.milliseconds
+                        if out_of_time:
+                            break
+                if out_of_time:
+                    break
+            n = min(len(values[i]) for i in alive)
+            if n == 0:
+                return default
+            if out_of_time or (len(alive) <= 2 and self.milliseconds is None):
                 break
-        # Overrule the default only where the paired play-outs (same worlds, same random
-        # numbers) show a gain beyond ``confidence`` standard errors.
-        base = np.array(values[0])
-        best, best_gain = default, 0.0
-        for ask, row in zip(ranked[1:], values[1:], strict=True):
-            differences = np.array(row) - base
-            if len(differences) < 2:
+            if len(alive) > 2:
+                means = {i: float(terms(i, n).mean()) for i in alive}
+                alive = sorted(alive, key=lambda i: -means[i])[: (len(alive) + 1) // 2]
+            wanted *= 2
+        # The best survivor replaces the default only if the paired play-outs (same
+        # worlds, same random numbers) show a gain beyond ``confidence`` standard errors;
+        # each value is stratified on the answer to its own first ask (the chance of a
+        # yes is known exactly, so the share of yes-worlds among the samples is noise).
+        n = min(len(values[i]) for i in alive)
+        best = max(alive, key=lambda i: float(terms(i, n).mean()))
+        if best == 0 or n < 2:
+            return ranked[best] if n >= 2 else default
+        base = terms(0, n) if len(values[0]) >= n else None
+        if base is None:
+            return ranked[best]  # the default dropped out in an earlier round
+        differences = terms(best, n) - base
+        gain = float(differences.mean())
+        error = float(differences.std(ddof=1)) / np.sqrt(n)
+        return ranked[best] if gain > self.confidence * error else default
+
+    def _candidates(
+        self, situation: Situation, default: Ask, rng: np.random.Generator
+    ) -> list[Ask]:
+        """The default first, then up to ``candidates`` asks nearly as likely to get a yes
+        as the best: one per target and family (asks for sibling cards from one player
+        differ little), the likeliest of each, then the fullest family."""
+        best = max(situation.chance(a) for a in situation.asks)
+        floor = self.spread * best
+        groups: dict[tuple[str, int], Ask] = {}
+        order = rng.permutation(len(situation.asks))
+        for i in order:
+            ask = situation.asks[int(i)]
+            if situation.chance(ask) < floor:
                 continue
-            gain = float(differences.mean())
-            error = float(differences.std(ddof=1)) / np.sqrt(len(differences))
-            if gain > best_gain and gain > self.confidence * error:
-                best, best_gain = ask, gain
-        return best
+            key = (ask.target, ask.card.family_index)
+            held = groups.get(key)
+            if held is None or situation.chance(ask) > situation.chance(held):
+                groups[key] = ask
+        groups[(default.target, default.card.family_index)] = default
+        ranked = sorted(
+            (a for a in groups.values() if a != default),
+            key=lambda a: (-situation.chance(a), -situation.family_count(a.card.index)),
+        )
+        return [default] + ranked[: self.candidates]
+
+
+def _stratified_terms(values: list[float], yes: list[bool], chance: float) -> np.ndarray:
+    """Per-world terms whose mean is the play-outs' value stratified on the first answer:
+    ``chance`` times the mean value where the ask is answered yes, plus ``1 - chance``
+    times the mean where it is refused (the plain values when a stratum has no world).
+
+    >>> _stratified_terms([4.0, 0.0, 0.0, 0.0], [True, False, False, False], 0.5).mean()
+    np.float64(2.0)
+    """
+    row = np.asarray(values, dtype=float)
+    hit = np.asarray(yes, dtype=bool)
+    n, n_yes = len(row), int(hit.sum())
+    if n_yes == 0 or n_yes == n:
+        return row
+    weights = np.where(hit, chance * n / n_yes, (1.0 - chance) * n / (n - n_yes))
+    return row * weights
 
 
 def _sample_worlds(
@@ -215,8 +288,10 @@ class Playout:
         lacks: list[int],
         mine: list[int] | None = None,
         claims: list[int] | None = None,
+        weighted: bool = False,
     ) -> None:
         self.view = view
+        self.weighted = weighted
         deck = view.deck
         self.n_players = len(view.players)
         self.me = view.players.index(view.player)
@@ -239,7 +314,9 @@ class Playout:
         self.rules = view.rules
 
     @classmethod
-    def from_view(cls, view: PlayerView, knowledge: KnowledgeBase | None = None) -> Playout:
+    def from_view(
+        cls, view: PlayerView, knowledge: KnowledgeBase | None = None, weighted: bool = False
+    ) -> Playout:
         """The public facts of the view's record, as the simulated players will use them.
 
         With exact knowledge, what everybody knows is read off the public worlds (every
@@ -260,7 +337,7 @@ class Playout:
                 lacks[t] = _mask(public[:, t] == 0.0)
                 if t != me:
                     mine[t] = _mask(private[:, t] == 1.0) & ~seen[t]
-            return cls(view, seen, lacks, mine)
+            return cls(view, seen, lacks, mine, weighted=weighted)
         bluffing = view.rules.bluffing
         for event in view.record:
             kind = type(event)
@@ -275,7 +352,7 @@ class Playout:
                 lacks[seat[event.asker]] |= 1 << event.card.index  # type: ignore[attr-defined]
             elif kind is Drew:
                 lacks[seat[event.player]] = 0  # type: ignore[attr-defined]
-        return cls(view, seen, lacks)
+        return cls(view, seen, lacks, weighted=weighted)
 
     def value(
         self, world: World, first: Ask, rng: np.random.Generator, objective: str = "score"
@@ -301,6 +378,7 @@ class Playout:
         if stock:
             order = rng.permutation(len(stock))
             stock = [stock[int(i)] for i in order]
+        rank = rng.permutation(len(view.deck) * n).tolist() if self.weighted else []
         dead_cards = 0
         for name in ("aside", "middle", "face down"):
             for c in world.piles.get(name, ()):
@@ -397,6 +475,43 @@ class Playout:
                 if sure:
                     target, card = t, (sure & -sure).bit_length() - 1
                     break
+            if target < 0 and self.weighted:
+                # The likeliest yes, as the knowledge players ask: a card's chance to be
+                # with an opponent taken as that opponent's share of the unknown cards in
+                # hand among the opponents not known to lack it, doubled for one who
+                # asked about the family and is not yet known to hold any of it.
+                best = 0.0
+                choices: list[tuple[int, int]] = []
+                free = [0] * n
+                for t in targets:
+                    known = seen[t] | mine[t] if seat == me else seen[t]
+                    free[t] = hands[t].bit_count() - (known & hands[t]).bit_count()
+                pool = wanted
+                while pool:
+                    low = pool & -pool
+                    pool ^= low
+                    family = 0b1111 << (4 * ((low.bit_length() - 1) // 4))
+                    weights = []
+                    for t in targets:
+                        if lacks[t] & low or free[t] <= 0:
+                            continue
+                        claimed = claims[t] & low and not seen[t] & family
+                        weights.append((free[t] * (2.0 if claimed else 1.0), t))
+                    if not weights:
+                        continue
+                    total = sum(w for w, _ in weights)
+                    for w, t in weights:
+                        chance = w / total
+                        if chance > best + 1e-9:
+                            best, choices = chance, [(t, low.bit_length() - 1)]
+                        elif chance > best - 1e-9:
+                            choices.append((t, low.bit_length() - 1))
+                if not choices:
+                    choices = [(t, c) for t in targets for c in _bits(wanted)]
+                # Ties go by a ranking of the (card, target) pairs drawn once per play-out,
+                # so that play-outs of different first asks in one world take the same
+                # choice wherever they meet the same one (common random numbers).
+                target, card = max(choices, key=lambda tc: rank[tc[1] * n + tc[0]])
             if target < 0:
                 # The card with the fewest possible holders, and one of them at random.
                 fewest: list[int] = []
@@ -437,6 +552,20 @@ def _claims(view: PlayerView) -> list[int]:
 def _mask(flags: np.ndarray) -> int:
     """The bit mask of the true entries (card indices)."""
     return sum(1 << int(i) for i in np.flatnonzero(flags))
+
+
+def _bits(mask: int) -> list[int]:
+    """The indices of the set bits of ``mask``, lowest first.
+
+    >>> _bits(0b1010)
+    [1, 3]
+    """
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def _nth_bit(mask: int, n: int) -> int:

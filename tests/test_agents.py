@@ -3,6 +3,8 @@ agents see only their view; the policies do what the issue says they do."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -22,6 +24,8 @@ from kwartet_epistemic.agents import (
     register_policy,
 )
 from kwartet_epistemic.agents.agent import legal_asks
+from kwartet_epistemic.agents.policies import HigherOrder, Situation
+from kwartet_epistemic.agents.search import _stratified_terms
 from kwartet_epistemic.epistemics.state import World
 from kwartet_epistemic.opponents import make_opponent, opponent_names
 
@@ -261,6 +265,62 @@ def test_search_plays_legal_asks_within_a_time_budget() -> None:
         make_agent("search[objective=money]", "A")
 
 
+def test_search_candidates_are_one_ask_per_target_and_family_led_by_the_default() -> None:
+    game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=12)
+    view = game.view(game.to_move or "")
+    knowledge = ExactKnowledge(view.player)
+    knowledge.update(view)
+    situation = Situation(view, knowledge, view.legal_asks())
+    default = HigherOrder().decide(situation, np.random.default_rng(0))
+    policy = Search(candidates=4, spread=0.5)
+    ranked = policy._candidates(situation, default, np.random.default_rng(1))
+    assert ranked[0] == default and 2 <= len(ranked) <= 5
+    pairs = [(a.target, a.card.family_index) for a in ranked]
+    assert len(set(pairs)) == len(pairs)
+    best = max(situation.chance(a) for a in situation.asks)
+    for ask in ranked[1:]:
+        assert ask in view.legal_asks()
+        assert situation.chance(ask) >= 0.5 * best
+        # the likeliest card of its (target, family)
+        assert situation.chance(ask) == max(
+            situation.chance(a) for a in situation.asks
+            if (a.target, a.card.family_index) == (ask.target, ask.card.family_index)
+        )  # fmt: skip
+
+
+def test_search_is_reproducible_and_rejects_bad_settings() -> None:
+    game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=21)
+    for _ in range(6):  # into the game, past the first sure asks
+        game.play(game.random_legal_ask(np.random.default_rng(len(game.record))))
+    view = game.view(game.to_move or "")
+    choices = []
+    for _ in range(2):
+        knowledge = ExactKnowledge(view.player)
+        knowledge.update(view)
+        choices.append(
+            Search(samples=3, candidates=4).choose(
+                view, knowledge, view.legal_asks(), np.random.default_rng(5)
+            )
+        )
+    assert choices[0] == choices[1] and choices[0] in view.legal_asks()
+    for bad, message in [
+        ("search[rollout=psychic]", "rollout='psychic'"),
+        ("search[spread=2]", "spread=2.0"),
+        ("search[candidates=0]", "candidates=0"),
+    ]:
+        with pytest.raises(kw.GameSetupError, match=re.escape(message)):
+            make_agent(bad, "A")
+
+
+def test_stratified_values_use_the_exact_chance_of_a_yes() -> None:
+    values = [3.0, 1.0, 1.0, 1.0, 1.0]
+    yes = [True, False, False, False, False]
+    # one sampled yes in five, but the chance is 0.5: 0.5 * 3 + 0.5 * 1
+    assert _stratified_terms(values, yes, 0.5).mean() == pytest.approx(2.0)
+    # a stratum without worlds leaves the plain mean
+    assert _stratified_terms(values, [False] * 5, 0.5).mean() == pytest.approx(1.4)
+
+
 def test_playouts_end_with_every_quartet_scored() -> None:
     for rules in (kw.RuleSet(), kw.RuleSet.preset("lamas"), kw.RuleSet.preset("fish")):
         game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=1, rules=rules)
@@ -270,10 +330,11 @@ def test_playouts_end_with_every_quartet_scored() -> None:
             {"stock": tuple(game.deck.card(c) for c in game.initial_deal["stock"])},
         )
         for seed in range(5):
-            scores = Playout.from_view(view).run(
-                world, view.legal_asks()[seed], np.random.default_rng(seed)
-            )
-            assert sum(scores) == 8
+            for weighted in (False, True):
+                scores = Playout.from_view(view, weighted=weighted).run(
+                    world, view.legal_asks()[seed], np.random.default_rng(seed)
+                )
+                assert sum(scores) == 8
 
 
 # ----- specs and the registry ------------------------------------------------------------

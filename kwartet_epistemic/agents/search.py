@@ -2,10 +2,12 @@
 
 The agent draws worlds from its own knowledge (exactly uniformly with exact knowledge),
 and for each world and each candidate ask plays the game to the end with a fast default
-policy for every player, scoring its own final quartets.  The ask with the best mean
-wins.  Play-outs run on bit masks, not on :class:`~kwartet_epistemic.Game`, and the
-players in them use only what is public in the play-out (cards seen moving, refusals),
-so no simulated player peeks at the sampled world.
+policy for every player, scoring the final result: by default its lead in quartets over
+the best opponent (``objective="margin"``), or its own quartets (``"score"``), or its
+share of the win (``"win"``).  The ask with the best expected value wins.  Play-outs run
+on bit masks, not on :class:`~kwartet_epistemic.Game`, and the players in them use only
+what is public in the play-out (cards seen moving, refusals, hand sizes) and their own
+hands, so no simulated player peeks at the sampled world.
 
 >>> import kwartet_epistemic as kw
 >>> from kwartet_epistemic.agents.knowledge import ExactKnowledge
@@ -54,12 +56,20 @@ class Search(Policy):
     """Monte Carlo search over the agent's possible worlds.
 
     Sure asks (a known holder) are played without searching.  Otherwise the default is
-    the :class:`HigherOrder` choice (:class:`KnowledgePolicy` without exact knowledge);
-    the ``candidates`` most likely asks whose chance of a yes is at least ``spread`` times
-    the best one's compete with it.  ``samples`` worlds are drawn (or as many as fit in
-    ``milliseconds``, at least one), every candidate is played out in each with the same
-    random numbers, and a candidate replaces the default only if its mean gain over the
-    default exceeds ``confidence`` standard errors of the paired differences.
+    the :class:`HigherOrder` choice (:class:`KnowledgePolicy` without exact knowledge),
+    and up to ``candidates`` more asks compete with it: one per target and family (the
+    likeliest card), among the asks whose chance of a yes is at least ``spread`` times
+    the best one's.  The contest is a successive halving: every live candidate is
+    played out in the same ``samples`` worlds with the same random numbers, the worse
+    half drops out, the number of worlds doubles, until two remain (with a
+    ``milliseconds`` budget, until the time is up).  A candidate's value is stratified on
+    the answer to its first ask, whose chance is known exactly.  The best survivor
+    replaces the default if its mean gain over the default, in the worlds both were
+    played in, exceeds ``confidence`` standard errors of the paired differences (0: the
+    best estimate always wins).  ``rollout`` picks how the simulated players guess.
+
+    The defaults were chosen by duplicate matches against ``higher_order``
+    (``experiments/strength.py`` measures the result).
 
     >>> Search(samples=0)
     Traceback (most recent call last):
@@ -67,13 +77,13 @@ class Search(Policy):
     kwartet_epistemic.errors.GameSetupError: search samples=0: expected at least 1
     """
 
-    samples: int = 24
-    candidates: int = 5
+    samples: int = 12
+    candidates: int = 8
     milliseconds: float | None = None
-    objective: str = "score"
+    objective: str = "margin"
     spread: float = 0.8
-    confidence: float = 2.0
-    rollout: str = "fewest"
+    confidence: float = 0.0
+    rollout: str = "likeliest"
     name = "search"
 
     def __post_init__(self) -> None:
@@ -84,6 +94,10 @@ class Search(Policy):
         if self.milliseconds is not None and not self.milliseconds > 0:
             raise GameSetupError(
                 f"search milliseconds={self.milliseconds!r}: expected a positive budget"
+            )
+        if not self.confidence >= 0.0:
+            raise GameSetupError(
+                f"search confidence={self.confidence!r}: expected a number of standard errors >= 0"
             )
         if not 0.0 <= self.spread <= 1.0:
             raise GameSetupError(f"search spread={self.spread!r}: expected 0 to 1")
@@ -267,9 +281,14 @@ def _fill_hands(knowledge: KnowledgeBase, view: PlayerView, rng: np.random.Gener
 class Playout:
     """A fast play-out of the rest of a game on bit masks, from a player's view.
 
-    Every simulated player asks a card it has seen go to an opponent if it can, else the
-    card of its families with the fewest possible holders (opponents not known to lack it,
-    from the public record and the play-out so far) from one of them, preferring those
+    Every simulated player asks a card it has seen go to an opponent if it can.  Else,
+    with ``weighted`` (the ``likeliest`` rollout of :class:`Search`), the likeliest yes:
+    a card's chance to be with an opponent taken as that opponent's share of the unknown
+    cards in hand among the opponents not known to lack it, doubled for one who asked
+    about the family and is not yet known to hold any of it; ties go by a ranking of
+    (card, target) drawn once per play-out.  Without ``weighted``, the card of its
+    families with the fewest possible holders (opponents not known to lack it, from the
+    public record and the play-out so far) from one of them at random, preferring those
     who asked about that family (they announced holding some of it).
 
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)

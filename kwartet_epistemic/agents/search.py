@@ -69,7 +69,7 @@ class Search(Policy):
     best estimate always wins).  ``rollout`` picks how the simulated players guess.
 
     The defaults were chosen by duplicate matches against ``higher_order``
-    (``experiments/strength.py`` measures the result).
+    (``experiments/duplicate.py``); ``experiments/strength.py`` measures the result.
 
     >>> Search(samples=0)
     Traceback (most recent call last):

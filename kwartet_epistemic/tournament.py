@@ -83,7 +83,8 @@ class AgentSummary:
     """One agent spec over a tournament (pooled over the seats it played).
 
     ``win_share`` is its mean share of the win per seat and game (1/n if all are equal);
-    the intervals are 95% normal intervals over games.
+    the intervals are 95% normal intervals over games, kept within the possible range
+    (0 to 1 for the share, 0 to the number of families for the quartets).
 
     >>> result = tournament(["greedy", "random", "random"], games=3, seed=2)
     >>> [(row.agent, row.seats) for row in result.summary()]
@@ -132,8 +133,9 @@ class TournamentResult:
                 quartets[k] = sum(game.scores[s] for s in mine) / len(mine)
             rows.append(
                 AgentSummary(
-                    spec, seats, n, float(shares.mean()) if n else 0.0, _interval(shares),
-                    float(quartets.mean()) if n else 0.0, _interval(quartets),
+                    spec, seats, n, float(shares.mean()) if n else 0.0,
+                    _interval(shares, 0.0, 1.0), float(quartets.mean()) if n else 0.0,
+                    _interval(quartets, 0.0, float(self.deck.n_families)),
                 )
             )  # fmt: skip
         return rows
@@ -160,13 +162,20 @@ class TournamentResult:
         return "\n".join(lines)
 
 
-def _interval(values: np.ndarray) -> tuple[float, float]:
+def _interval(values: np.ndarray, low: float, high: float) -> tuple[float, float]:
+    """The 95% normal interval of the mean of ``values``, kept within the range
+    ``[low, high]`` that every value lies in (a share of the win cannot be negative,
+    however few the games).
+
+    >>> _interval(np.array([0.0] * 23 + [1.0]), 0.0, 1.0)
+    (0.0, 0.1233...)
+    """
     if len(values) < 2:
         mean = float(values.mean()) if len(values) else 0.0
         return (mean, mean)
     half = 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
     mean = float(values.mean())
-    return (mean - half, mean + half)
+    return (max(low, mean - half), min(high, mean + half))
 
 
 def arrangements(agents: Sequence[str]) -> list[tuple[str, ...]]:

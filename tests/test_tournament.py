@@ -68,6 +68,21 @@ def test_summary_splits_shared_wins_and_brackets_the_mean() -> None:
     assert "win share" in result.table()
 
 
+def test_intervals_stay_within_the_possible_range() -> None:
+    # x wins four of five games: the normal interval would reach past 1 (and y's below 0)
+    games = tuple(
+        GameResult(k, k, ("x", "y", "y"), (3, 0, 0) if k < 4 else (0, 3, 0),
+                   ("A",) if k < 4 else ("B",), 10)
+        for k in range(5)
+    )  # fmt: skip
+    result = TournamentResult(("x", "y", "y"), games, kw.RuleSet(), SMALL, 0)
+    rows = {row.agent: row for row in result.summary()}
+    assert rows["x"].win_interval[1] == 1.0 and rows["y"].win_interval[0] == 0.0
+    assert rows["x"].win_interval[0] < rows["x"].win_share < 1.0
+    for row in rows.values():
+        assert 0.0 <= row.quartets_interval[0] <= row.quartets_interval[1] <= SMALL.n_families
+
+
 def test_csv_rows_are_appended_and_an_interrupted_run_resumes(tmp_path: Path) -> None:
     out = tmp_path / "results.csv"
     tournament(AGENTS, games=5, seed=3, deck=SMALL, out=out)

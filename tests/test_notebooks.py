@@ -1,4 +1,4 @@
-"""The tutorial notebooks: the five of the course, stored without outputs, each opening
+"""The tutorial notebooks: the six of the course, stored without outputs, each opening
 with what the reader will learn and ending with exercises.  (pytest --nbmake, set in
 pyproject.toml, runs them.)"""
 
@@ -16,10 +16,11 @@ EXPECTED = [
     "03_epistemic_language.ipynb",
     "04_deduction_full_size.ipynb",
     "05_classic_puzzles.ipynb",
+    "06_agents_and_tournaments.ipynb",
 ]
 
 
-def test_the_five_notebooks_are_there() -> None:
+def test_the_six_notebooks_are_there() -> None:
     assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == EXPECTED
 
 

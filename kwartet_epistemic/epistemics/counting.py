@@ -4,8 +4,8 @@ The constraints of :class:`~kwartet_epistemic.epistemics.history.PublicHistory` 
 one family each; only the slot capacities (hand sizes, draws, piles) couple the families.
 So the number of worlds is the coefficient at the capacities of a product of one
 polynomial per family, computed by a dynamic programme whose state is the vector of
-capacities used so far (at most 9^3 states for a player's view of a 32-card, 4-player
-game).  Forward and backward tables give exact marginals (location probabilities) and
+capacities used so far, less one that the others imply (at most 9^2 states for a
+player's view of a 32-card, 4-player game, 9^3 for the public worlds).  Forward and backward tables give exact marginals (location probabilities) and
 exact uniform sampling.  Counts are exact Python integers: the tables use int64 when the
 multinomial bound on every entry fits, and Python integers otherwise.
 
@@ -125,7 +125,9 @@ def _family_table(
             continue
         usage = [0] * n_dims
         for i in free:
-            usage[dim_of[origins[i]]] += 1
+            d = dim_of[origins[i]]
+            if d >= 0:  # the implied dimension is not counted
+                usage[d] += 1
         groups.setdefault(tuple(usage), []).append(origins)
     if not groups:
         _TABLE_CACHE[key] = None
@@ -215,10 +217,15 @@ class WorldCounter:
         if any(c < 0 for c in capacity):
             self.zero = True
         self.capacity = capacity
-        # Slots that still have room become the DP dimensions.
-        dims = [s for s in range(n_slots) if capacity[s] > 0]
+        # Slots that still have room become the DP dimensions, but one: every family's
+        # free cards are all placed, so the use of the roomiest slot is implied by the
+        # others' (the family's free cards minus the rest), and the tables lose a
+        # dimension.  Entries that would overfill it cannot reach the full capacities.
+        room = [s for s in range(n_slots) if capacity[s] > 0]
+        implied = max(room, key=lambda s: capacity[s]) if len(room) > 1 else None
+        dims = [s for s in room if s != implied]
         self.dims = dims
-        dim_of = [0] * n_slots
+        dim_of = [-1] * n_slots
         for d, s in enumerate(dims):
             dim_of[s] = d
         self.cap = tuple(capacity[s] for s in dims)
@@ -245,13 +252,13 @@ class WorldCounter:
                 break
             self.tables.append(table)
             self._free_of.append([i for i, o in enumerate(options) if len(o) > 1])
-        total_cards = sum(self.cap)
+        total_cards = sum(capacity[s] for s in room)
         free_cards = sum(len(options) for options in self._free_of)
         if free_cards != total_cards:
             self.zero = True
         bound = math.factorial(total_cards)
-        for c in self.cap:
-            bound //= math.factorial(c)
+        for s in room:
+            bound //= math.factorial(capacity[s])
         self.dtype: type = np.int64 if bound < _INT64_SAFE else object
         self._forward: list[np.ndarray] = []
         self._backward: list[np.ndarray] | None = None

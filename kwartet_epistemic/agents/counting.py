@@ -7,9 +7,9 @@ module answers the *same* question with the *same* semantics (worlds are origin
 assignments constrained by a :class:`~kwartet_epistemic.epistemics.history.PublicHistory`)
 but organised for speed:
 
-* homogeneity: every family's free cards use a fixed number of slots in total, so the last
-  capacity dimension is implied by the others and the tables shrink from ``9^3`` to ``9^2``
-  entries in a 4-player game;
+* homogeneity, as in the counting engine: every family's free cards use a fixed number of
+  slots in total, so the last capacity dimension is implied by the others and the tables
+  shrink from ``9^3`` to ``9^2`` entries in a 4-player game;
 * each family's polynomial (its origin assignments grouped by capacity use) is enumerated
   once, vectorised, and cached across agents and games by the family's simplified
   constraints;

@@ -5,8 +5,9 @@ one family each; only the slot capacities (hand sizes, draws, piles) couple the 
 So the number of worlds is the coefficient at the capacities of a product of one
 polynomial per family, computed by a dynamic programme whose state is the vector of
 capacities used so far, less one that the others imply (at most 9^2 states for a
-player's view of a 32-card, 4-player game, 9^3 for the public worlds).  Forward and backward tables give exact marginals (location probabilities) and
-exact uniform sampling.  Counts are exact Python integers: the tables use int64 when the
+player's view of a 32-card, 4-player game, 9^3 for the public worlds).  Forward and
+backward tables give exact marginals (location probabilities) and exact uniform
+sampling.  Counts are exact Python integers: the tables use int64 when the
 multinomial bound on every entry fits, and Python integers otherwise.
 
 >>> import kwartet_epistemic as kw

@@ -176,11 +176,10 @@ class Search(Policy):
         n = min(len(values[i]) for i in alive)
         best = max(alive, key=lambda i: float(terms(i, n).mean()))
         if best == 0 or n < 2:
-            return ranked[best] if n >= 2 else default
-        base = terms(0, n) if len(values[0]) >= n else None
-        if base is None:
+            return default
+        if len(values[0]) < n:
             return ranked[best]  # the default dropped out in an earlier round
-        differences = terms(best, n) - base
+        differences = terms(best, n) - terms(0, n)
         gain = float(differences.mean())
         error = float(differences.std(ddof=1)) / np.sqrt(n)
         return ranked[best] if gain > self.confidence * error else default

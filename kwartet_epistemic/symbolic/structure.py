@@ -33,7 +33,7 @@ import copy
 import difflib
 import functools
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
@@ -64,7 +64,7 @@ from kwartet_epistemic.logic.formula import (
 )
 from kwartet_epistemic.logic.parser import as_formula
 from kwartet_epistemic.symbolic.backend import (
-    and_exists,
+    and_exists_function,
     backend_of,
     exact_count,
     new_manager,
@@ -118,12 +118,33 @@ class _Program:
     ``nodes[i]`` is a representative of subformula i, ``opcodes[i]`` its operation and
     ``children[i]`` the numbers of its parts (in the order of ``args``); the root is
     the last number.  Equal subtrees share a number, so each is evaluated once per law.
+
+    ``static[i]`` says that subformula i contains no announcement, so all of it is
+    evaluated under one law: in a single pass over its numbers in increasing order
+    (children come first), which ``segments`` remembers per static subformula that
+    sits below an announcement.
     """
 
     nodes: tuple[Formula, ...]
     opcodes: tuple[int, ...]
     children: tuple[tuple[int, ...], ...]
     agents: frozenset[str]
+    static: tuple[bool, ...]
+    segments: dict[int, tuple[int, ...]] = field(default_factory=dict, compare=False)
+
+    def segment(self, number: int) -> tuple[int, ...]:
+        """The numbers of the subformulas of subformula ``number``, in increasing order."""
+        found = self.segments.get(number)
+        if found is None:
+            seen = {number}
+            stack = [number]
+            while stack:
+                for child in self.children[stack.pop()]:
+                    if child not in seen:
+                        seen.add(child)
+                        stack.append(child)
+            found = self.segments[number] = tuple(sorted(seen))
+        return found
 
 
 def _compile(root: Formula) -> _Program:
@@ -139,6 +160,7 @@ def _compile(root: Formula) -> _Program:
     opcodes: list[int] = []
     children: list[tuple[int, ...]] = []
     agents: set[str] = set()
+    static: list[bool] = []
     stack: list[tuple[Formula, bool]] = [(root, False)]
     while stack:
         node, expanded = stack.pop()
@@ -166,14 +188,16 @@ def _compile(root: Formula) -> _Program:
             number = table[key] = len(nodes)
             nodes.append(node)
             opcodes.append(opcode)
-            children.append(tuple(numbers[id(child)] for child in node.args))
+            parts = tuple(numbers[id(child)] for child in node.args)
+            children.append(parts)
+            static.append(opcode < _ANNOUNCE and all(static[part] for part in parts))
             if isinstance(node, K | M | Kw):
                 agents.add(node.agent)
             elif isinstance(node, E | C | D):
                 agents.update(node.group)
         numbers[id(node)] = number
     # No proper subtree equals the whole tree, so the root got the last number.
-    return _Program(tuple(nodes), tuple(opcodes), tuple(children), frozenset(agents))
+    return _Program(tuple(nodes), tuple(opcodes), tuple(children), frozenset(agents), tuple(static))
 
 
 class _RecentByIdentity:
@@ -335,6 +359,7 @@ class BddKnowledgeStructure:
         self._atom_bdd = atom_bdd
         self._count_vars = counted
         self._results = _RecentByIdentity(_REMEMBERED_RESULTS)
+        self._and_exists = and_exists_function(manager)
 
     # ----------------------------------------------------------------- properties
 
@@ -517,14 +542,24 @@ class BddKnowledgeStructure:
         return result
 
     def _evaluate(self, root: Formula, law: Bdd) -> Bdd:
-        """Evaluate with an explicit work stack, caching each (subformula, law) pair."""
+        """Evaluate without recursion, caching each (subformula, law) pair.
+
+        A formula without announcements is one pass over its subformulas in numbering
+        order; otherwise an explicit work stack walks the announcements and evaluates
+        each announcement-free part, under its law, in such a pass.
+        """
         program = _program_of(root)
-        for agent in sorted(program.agents):
-            if agent not in self._unobserved:
+        if not program.agents <= self._unobserved.keys():
+            for agent in sorted(program.agents - self._unobserved.keys()):
                 raise UnknownAgentError(
                     f"unknown agent {agent!r} in {str(root)!r}: expected one of "
                     f"{sorted(self._unobserved)}"
                 )
+        root_number = len(program.nodes) - 1
+        if program.static[root_number]:
+            values: list[Bdd] = [None] * len(program.nodes)
+            self._run_static(program, range(len(program.nodes)), law, values)
+            return values[root_number]
         cache: dict[tuple[int, Bdd], Bdd] = {}
         needed: list[tuple[int, Bdd]] = []
 
@@ -534,15 +569,21 @@ class BddKnowledgeStructure:
                 needed.append((number, part_law))
             return found
 
-        root_number = len(program.nodes) - 1
+        static = program.static
         stack: list[tuple[int, Bdd]] = [(root_number, law)]
         while stack:
             key = stack[-1]
             if key in cache:
                 stack.pop()
                 continue
-            needed.clear()
             number, node_law = key
+            if static[number]:
+                part_values: dict[int, Bdd] = {}
+                self._run_static(program, program.segment(number), node_law, part_values)
+                cache[key] = part_values[number]
+                stack.pop()
+                continue
+            needed.clear()
             result = self._step(program, number, node_law, value)
             if result is None:
                 stack.extend(needed)
@@ -550,6 +591,45 @@ class BddKnowledgeStructure:
                 cache[key] = result
                 stack.pop()
         return cache[root_number, law]
+
+    def _run_static(
+        self,
+        program: _Program,
+        numbers: Iterable[int],
+        law: Bdd,
+        values: Any,
+    ) -> None:
+        """Fill ``values[i]`` for the announcement-free subformulas ``numbers`` (children
+        first), all under ``law``; the common operations are inlined."""
+        nodes, opcodes, children = program.nodes, program.opcodes, program.children
+        unobserved = self._unobserved
+        exists = self._and_exists
+        atom_bdd = self._atom_bdd
+
+        def known(part: int, _law: Bdd) -> Bdd:
+            return values[part]
+
+        for number in numbers:
+            opcode = opcodes[number]
+            parts = children[number]
+            if opcode == _AND:
+                result = values[parts[0]] & values[parts[1]]
+            elif opcode == _NOT:
+                result = ~values[parts[0]]
+            elif opcode == _ATOM:
+                result = atom_bdd(nodes[number])
+            elif opcode == _K:
+                hidden = unobserved[nodes[number].agent]  # type: ignore[attr-defined]
+                result = ~exists(law, ~values[parts[0]], hidden)
+            elif opcode == _KW:
+                hidden = unobserved[nodes[number].agent]  # type: ignore[attr-defined]
+                operand = values[parts[0]]
+                result = ~exists(law, ~operand, hidden) | ~exists(law, operand, hidden)
+            elif opcode == _OR:
+                result = values[parts[0]] | values[parts[1]]
+            else:
+                result = self._step(program, number, law, known)
+            values[number] = result
 
     def _step(
         self,
@@ -597,7 +677,7 @@ class BddKnowledgeStructure:
             if opcode == _K:
                 return self._knows(hidden, law, operand)
             if opcode == _M:
-                return and_exists(law, operand, hidden)
+                return self._and_exists(law, operand, hidden)
             return self._knows(hidden, law, operand) | self._knows(hidden, law, ~operand)
         group: tuple[str, ...] = node.group  # type: ignore[attr-defined]
         if opcode == _E:
@@ -609,7 +689,7 @@ class BddKnowledgeStructure:
 
     def _knows(self, hidden: frozenset[str], law: Bdd, target: Bdd) -> Bdd:
         # K_a φ = ¬∃hidden(law ∧ ¬φ): no indistinguishable law state refutes φ.
-        return ~and_exists(law, ~target, hidden)
+        return ~self._and_exists(law, ~target, hidden)
 
     def _everybody_knows(self, group: Iterable[str], law: Bdd, target: Bdd) -> Bdd:
         result = self._manager.true
@@ -818,7 +898,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
                 f"write {{{str(state)!r}}}"
             )
         true_atoms = {_atom_name(a) for a in state}
-        for name in sorted(true_atoms - set(self._vocabulary)):
+        for name in sorted(true_atoms - self._vocabulary_atoms.known):
             raise self._vocabulary_atoms.unknown(name, "the state")
         return {name: name in true_atoms for name in self._vocabulary}
 
@@ -839,6 +919,7 @@ class _VocabularyAtoms:
     def __init__(self, variables: dict[str, Bdd], vocabulary: tuple[str, ...]) -> None:
         self._variables = variables
         self._vocabulary = vocabulary
+        self.known = frozenset(vocabulary)
 
     def __call__(self, atom: Atom) -> Bdd:
         variable = self._variables.get(atom.name)
@@ -856,5 +937,15 @@ class _VocabularyAtoms:
 
 
 def _atom_name(atom: str | Atom) -> str:
-    """The canonical name of an atom given as text or :class:`Atom`."""
-    return atom.name if isinstance(atom, Atom) else Atom(atom).name
+    """The canonical name of an atom given as text or :class:`Atom`.
+
+    >>> _atom_name("has(B,QH)"), _atom_name(Atom("p"))
+    ('has(B, QH)', 'p')
+    """
+    return atom.name if isinstance(atom, Atom) else _text_atom_name(atom)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _text_atom_name(text: str) -> str:
+    # States are given as sets of names over and over: validate each text once.
+    return Atom(text).name

@@ -20,9 +20,12 @@ referee never imports the epistemic layer.
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from os import PathLike
 from typing import Any
 
@@ -51,6 +54,10 @@ __all__ = ["Ask", "Game", "PlayerView", "UnknownAskCardError", "parse_ask"]
 
 # RuleSet is frozen, so one shared default saves re-validating it for every game dealt.
 _PUBLISHER_RULES = RuleSet()
+
+# Seatings that passed Game._check_players (names are immutable strings, so a seating once
+# valid stays valid).
+_CHECKED_PLAYERS: set[tuple[str, ...]] = set()
 
 
 class UnknownAskCardError(IllegalAskError, UnknownCardError):
@@ -88,6 +95,172 @@ def _bits(mask: int) -> Iterable[int]:
 
 def _family_mask(family_index: int) -> int:
     return 0b1111 << (4 * family_index)
+
+
+# The set bits of every byte, shifted to each byte position: a mask's bit indices are then
+# a handful of tuple lookups instead of one loop step per bit.
+_BYTE_BITS = [
+    [tuple(8 * k + i for i in range(8) if byte >> i & 1) for byte in range(256)] for k in range(8)
+]
+
+
+def _indices(mask: int) -> tuple[int, ...]:
+    """The indices of the set bits of ``mask``, lowest first (as :func:`_bits`).
+
+    >>> _indices(0b1011 | 1 << 40)
+    (0, 1, 3, 40)
+    """
+    found: tuple[int, ...] = ()
+    k = 0
+    while mask:
+        byte = mask & 255
+        if byte:
+            found += _BYTE_BITS[k][byte] if k < 8 else tuple(8 * k + i for i in _bits(byte))
+        mask >>= 8
+        k += 1
+    return found
+
+
+def _picker(mask: int) -> Callable[[Sequence[Ask]], Sequence[Ask]]:
+    """A function taking the entries of ``mask``'s set bits from a per-card row, in order
+    (``operator.itemgetter`` does it in C, but returns a bare item for one index)."""
+    indices = _indices(mask)
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    if indices:
+        (only,) = indices
+        return lambda row: (row[only],)
+    return lambda row: ()
+
+
+class _Tables:
+    """The immutable objects every game of one deck and seating shares: each possible Ask,
+    and the events and record entries an ask, a pass of the turn or an exposure produces.
+
+    They are values (frozen, compared by value), so handing the same object to many games
+    changes nothing a caller can see, and saves building ~25 frozen dataclasses per move.
+    Rows and event tuples are built on first use.  A game keeps its tables in ``_tables``;
+    :func:`_tables_for` finds them by deck identity (not deck equality: the objects must
+    hold the game's own Card objects).
+    """
+
+    __slots__ = (
+        "_deck",
+        "cards",
+        "players",
+        "seat",
+        "family_masks",
+        "_asks",
+        "said",
+        "passes",
+        "emptied",
+        "exposures",
+        "draws",
+    )
+
+    def __init__(self, deck: Deck, players: tuple[str, ...]) -> None:
+        # A weak reference: the module cache must not keep decks alive.
+        self._deck = weakref.ref(deck)
+        self.cards = deck.cards
+        self.players = players
+        self.seat = {p: i for i, p in enumerate(players)}
+        self.family_masks = tuple(_family_mask(c.family_index) for c in deck.cards)
+        self._asks: list[tuple[tuple[Ask, ...], ...] | None] = [None] * len(players)
+        # (card index, asker, target, answer) packed in an int -> (events, record action);
+        # Game._resolve_ask fills it from make_said.
+        self.said: dict[int, tuple[tuple[Event, ...], tuple[Any, ...]]] = {}
+        self.passes: dict[tuple[int, str, tuple[str, ...]], TurnPassed] = {}
+        self.emptied = tuple(HandEmptied(p) for p in players)
+        self.exposures: dict[tuple[int, int], QuartetExposed] = {}
+        self.draws: dict[tuple[int, int], tuple[Drew, Drew]] = {}
+
+    def asks(self, seat: int) -> tuple[tuple[Ask, ...], ...]:
+        """Every ask ``seat`` could make, by target seat and card index (empty for itself)."""
+        rows = self._asks[seat]
+        if rows is None:
+            me = self.players[seat]
+            rows = self._asks[seat] = tuple(
+                () if target == me else tuple(Ask(me, target, card) for card in self.cards)
+                for target in self.players
+            )
+        return rows
+
+    def make_said(
+        self, seat: int, target_seat: int, card_index: int, has_card: bool
+    ) -> tuple[tuple[Event, ...], tuple[Any, ...]]:
+        """The events of an ask and its answer, and the action the record stores."""
+        card = self.cards[card_index]
+        me, target = self.players[seat], self.players[target_seat]
+        said: tuple[Event, ...] = (Asked(me, target, card), Answered(target, card, has_card))
+        if has_card:
+            said += (CardMoved(card, target, me),)
+        return said, ("ask", me, target, card.code, has_card)
+
+    def passed(self, seat: int, reason: str, passed_over: tuple[str, ...]) -> TurnPassed:
+        key = (seat, reason, passed_over)
+        event = self.passes.get(key)
+        if event is None:
+            event = self.passes[key] = TurnPassed(self.players[seat], reason, passed_over)
+        return event
+
+    def drew(self, seat: int, card_index: int) -> tuple[Drew, Drew]:
+        """A draw as the drawer sees it and as everyone else does."""
+        key = (seat, card_index)
+        pair = self.draws.get(key)
+        if pair is None:
+            event = Drew(self.players[seat], self.cards[card_index])
+            pair = self.draws[key] = (event, event.public())
+        return pair
+
+    def exposed(self, seat: int, family: int, deck: Deck) -> QuartetExposed:
+        key = (seat, family)
+        event = self.exposures.get(key)
+        if event is None:
+            event = self.exposures[key] = QuartetExposed(
+                self.players[seat], deck.families[family], deck.family_titles[family]
+            )
+        return event
+
+    # Games hold their tables, and tests compare deep copies of a game's attributes: two
+    # tables are equal when they serve the same deck (by value) and seating.
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Tables)
+            and self.players == other.players
+            and self.cards == other.cards
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.players)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Tables:
+        # A deep-copied game has a deep-copied deck: give it that deck's own tables.
+        deck = self._deck()
+        if deck is None:  # pragma: no cover - a live game keeps its deck alive
+            return self
+        return _tables_for(copy.deepcopy(deck, memo), self.players)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_tables_for, (self._deck(), self.players))
+
+
+# id(deck) -> seating -> tables; an entry goes when its deck is garbage collected.
+_TABLES: dict[int, dict[tuple[str, ...], _Tables]] = {}
+_MAX_SEATINGS = 64  # per deck; seat rotations of a tournament stay far below this
+
+
+def _tables_for(deck: Deck, players: tuple[str, ...]) -> _Tables:
+    """The shared tables of ``deck`` (this very object) and ``players`` (in seat order)."""
+    by_seating = _TABLES.get(id(deck))
+    if by_seating is None:
+        by_seating = _TABLES[id(deck)] = {}
+        weakref.finalize(deck, _TABLES.pop, id(deck), None).atexit = False
+    tables = by_seating.get(players)
+    if tables is None:
+        if len(by_seating) >= _MAX_SEATINGS:
+            by_seating.clear()
+        tables = by_seating[players] = _Tables(deck, players)
+    return tables
 
 
 @dataclass(frozen=True)
@@ -133,15 +306,32 @@ class PlayerView:
         """
         if self.to_move != self.player:
             return []
-        return _legal_asks_for(
-            self.deck,
-            self.rules,
-            self.player,
-            {c.index for c in self.hand},
-            [p for p in self.players if p != self.player and self.hand_sizes[p] > 0],
-            set(self.exposed),
-            {c.index for c in self.middle if c is not None},
-        )
+        deck = self.deck
+        hand = 0
+        for card in self.hand:
+            hand |= 1 << card.index
+        blocked = 0
+        for family in self.exposed:
+            blocked |= _family_mask(deck.family_index(family))
+        for card in self.middle:
+            if card is not None:
+                blocked |= 1 << card.index
+        wanted = _askable_mask(self.rules, deck.n_families, hand, blocked)
+        players = tuple(self.players)
+        tables = _tables_for(deck, players)
+        seat = tables.seat.get(self.player)
+        if seat is None or len(tables.seat) != len(players):  # not a seating a game makes
+            cards = [deck.cards[i] for i in _indices(wanted)]
+            return [Ask(self.player, p, c) for p in self._targets() for c in cards]
+        rows = tables.asks(seat)
+        pick = _picker(wanted)
+        asks: list[Ask] = []
+        for target in self._targets():
+            asks += pick(rows[tables.seat[target]])
+        return asks
+
+    def _targets(self) -> list[str]:
+        return [p for p in self.players if p != self.player and self.hand_sizes[p] > 0]
 
     def transcript(self) -> str:
         """The record as this player saw it, one line per ask."""
@@ -170,32 +360,6 @@ def _askable_mask(rules: RuleSet, n_families: int, hand: int, blocked: int) -> i
     and face-up cards."""
     wanted = _family_spread(hand, n_families) & ~blocked
     return wanted if rules.bluffing else wanted & ~hand
-
-
-def _askable_cards(
-    deck: Deck, rules: RuleSet, hand: int, exposed: Iterable[int], face_up: Iterable[int]
-) -> list[Card]:
-    """The cards a player with ``hand`` (a bit mask) may ask for, in deck order."""
-    blocked = 0
-    for f in exposed:
-        blocked |= _family_mask(f)
-    for i in face_up:
-        blocked |= 1 << i
-    return [deck.cards[i] for i in _bits(_askable_mask(rules, deck.n_families, hand, blocked))]
-
-
-def _legal_asks_for(
-    deck: Deck,
-    rules: RuleSet,
-    asker: str,
-    hand: set[int],
-    targets: Sequence[str],
-    exposed: set[str],
-    face_up: set[int],
-) -> list[Ask]:
-    mask = sum(1 << i for i in hand)
-    cards = _askable_cards(deck, rules, mask, (deck.family_index(f) for f in exposed), face_up)
-    return [Ask(asker, target, card) for target in targets for card in cards]
 
 
 class Game:
@@ -300,6 +464,24 @@ class Game:
                 f"{n} players: Kwartet needs 3 to 6 players (2 only with a draw pile)"
             )
 
+        self._start(self._seat[dealer], hand_masks, stock_list, aside_list, middle_list)
+
+    def _start(
+        self,
+        dealer_seat: int,
+        hand_masks: list[int],
+        stock_list: list[int],
+        aside_list: list[int],
+        middle_list: list[int],
+    ) -> None:
+        """Set up play from a checked placement (card indices): expose complete quartets
+        and give the first turn.  ``deck``, ``rules``, ``players`` and ``seed`` are set."""
+        deck = self.deck
+        players = self.players
+        n = len(players)
+        tables = self._tables = _tables_for(deck, players)
+        self._seat = tables.seat  # shared and never written: name -> seat
+        self.dealer = players[dealer_seat]
         self._hands: list[int] = hand_masks
         self._stock: list[int] = stock_list
         self._aside: int = sum(1 << i for i in aside_list)
@@ -308,7 +490,9 @@ class Game:
         self._exposed: dict[int, int] = {}
         # Cards nobody may ask for: exposed families and face-up middle cards.
         self._blocked = 0
-        self._nibble_ones = _NIBBLE_ONES[deck.n_families]
+        self._nibble_ones = ones = _NIBBLE_ONES[deck.n_families]
+        # The cards the player to move may ask for (set with the turn by _first_mover).
+        self._wanted = 0
         # Families that can never be completed: a card of theirs is out of play face down.
         dead = self._aside
         for i in middle_list:
@@ -319,29 +503,32 @@ class Game:
         self._public: list[Event] = []
         self._actions: list[tuple[Any, ...]] = []
         self._turned_this_turn = False
+        # Hands as masks (initial_deal lists them in deck order); the other piles in the
+        # order given, as the record stores them.
         self._initial = (
-            tuple(tuple(_bits(m)) for m in hand_masks),
+            tuple(hand_masks),
             tuple(stock_list),
             tuple(aside_list),
             tuple(middle_list),
         )
         self._emit(
             Dealt(
-                self.players,
-                dealer,
-                tuple(bin(m).count("1") for m in hand_masks),
+                players,
+                self.dealer,
+                tuple(m.bit_count() for m in hand_masks),
                 len(stock_list),
                 len(aside_list),
                 len(middle_list),
             )
         )
-        for seat in range(n):
-            self._expose_complete(seat)
+        for seat, hand in enumerate(hand_masks):
+            if hand & hand >> 1 & hand >> 2 & hand >> 3 & ones:  # a complete family
+                self._expose_complete(seat)
         for seat in range(n):
             if self._hands[seat] == 0:
-                self._emit(HandEmptied(self.players[seat]))
+                self._emit(tables.emptied[seat])
         self._to_move: int | None = None
-        self._settle_turn((self._seat[dealer] + 1) % n, "start")
+        self._settle_turn((dealer_seat + 1) % n, "start")
 
     # ----- construction -------------------------------------------------------------
 
@@ -352,6 +539,11 @@ class Game:
                 f"players {players!r}: expected a list of names such as ['A', 'B', 'C']"
             )
         names = tuple(players)
+        try:
+            if names in _CHECKED_PLAYERS:  # every deal checks the same few seatings
+                return names
+        except TypeError:  # an unhashable name: the checks below name it
+            pass
         for name in names:
             if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_]+", name):
                 raise GameSetupError(
@@ -362,6 +554,9 @@ class Game:
             raise GameSetupError(f"players {list(names)}: names must be unique")
         if len(names) > 6:
             raise GameSetupError(f"{len(names)} players: Kwartet is for 3 to 6 players")
+        if len(_CHECKED_PLAYERS) >= 1024:
+            _CHECKED_PLAYERS.clear()
+        _CHECKED_PLAYERS.add(names)
         return names
 
     @classmethod
@@ -389,8 +584,12 @@ class Game:
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
                 raise GameSetupError(f"seed {seed!r}: expected None or an integer >= 0")
             seed = int(seed)  # a plain int, so that game records can store it as JSON
+        if not isinstance(rules, RuleSet):
+            raise GameSetupError(f"rules {rules!r}: expected a RuleSet")
+        if not isinstance(deck, Deck):
+            raise GameSetupError(f"deck {deck!r}: expected a Deck such as Deck.piquet()")
         rng = np.random.default_rng(seed)
-        order = [deck.cards[int(i)] for i in rng.permutation(len(deck))]
+        order: list[int] = rng.permutation(len(deck)).tolist()
         dealer_seat = int(rng.integers(n))
         middle = order[: rules.memory_cards]
         rest = order[rules.memory_cards :]
@@ -407,21 +606,45 @@ class Game:
             to_deal, leftover = rest[:dealt], rest[dealt:]
         else:
             to_deal, leftover = rest, []
-        hands: dict[str, list[Card]] = {p: [] for p in names}
-        for k, card in enumerate(to_deal):
-            hands[names[(dealer_seat + 1 + k) % n]].append(card)
+        if len(middle) != rules.memory_cards or (n == 2 and not rules.draw_pile):
+            # Not a playable deal: let the checking constructor say what is wrong.
+            cards = deck.cards
+            hands: dict[str, list[Card]] = {p: [] for p in names}
+            for k, i in enumerate(to_deal):
+                hands[names[(dealer_seat + 1 + k) % n]].append(cards[i])
+            return cls(
+                deck,
+                names,
+                hands,
+                dealer=names[dealer_seat],
+                rules=rules,
+                stock=[cards[i] for i in leftover] if rules.draw_pile else (),
+                aside=() if rules.draw_pile else [cards[i] for i in leftover],
+                middle=[cards[i] for i in middle],
+                seed=seed,
+            )
+        # A permutation places every card exactly once, so the constructor's checks hold
+        # by construction: build the game from the card indices directly.
+        masks = [0] * n
+        for k in range(n):  # the k-th card from the dealer's left goes to seat dealer+1+k
+            mask = 0
+            for i in to_deal[k::n]:
+                mask |= 1 << i
+            masks[(dealer_seat + 1 + k) % n] = mask
+        game = object.__new__(cls)
+        game.rules = rules
+        game.deck = deck
+        game.players = names
+        game.seed = seed
         # The stock keeps the shuffled order; its top is the end of the list.
-        return cls(
-            deck,
-            names,
-            hands,
-            dealer=names[dealer_seat],
-            rules=rules,
-            stock=leftover if rules.draw_pile else (),
-            aside=() if rules.draw_pile else leftover,
-            middle=middle,
-            seed=seed,
+        game._start(
+            dealer_seat,
+            masks,
+            leftover if rules.draw_pile else [],
+            [] if rules.draw_pile else leftover,
+            middle,
         )
+        return game
 
     @classmethod
     def from_hands(
@@ -555,7 +778,9 @@ class Game:
         code = [c.code for c in self.deck.cards]
         return {
             "dealer": self.dealer,
-            "hands": {p: [code[i] for i in h] for p, h in zip(self.players, hands, strict=True)},
+            "hands": {
+                p: [code[i] for i in _indices(h)] for p, h in zip(self.players, hands, strict=True)
+            },
             "stock": [code[i] for i in stock],
             "aside": [code[i] for i in aside],
             "middle": [code[i] for i in middle],
@@ -600,9 +825,18 @@ class Game:
         >>> len(g.legal_asks()), g.legal_asks()[0]
         (36, Ask('A', 'B', '8S'))
         """
-        targets, cards = self._legal_targets_and_cards()
-        me = self.to_move
-        return [Ask(me, target, card) for target in targets for card in cards]  # type: ignore[arg-type]
+        seat = self._to_move
+        if seat is None:
+            return []
+        # The shared Ask objects of this seat, picked by the askable-card mask kept with
+        # the turn: no Ask is built here.
+        rows = self._tables.asks(seat)
+        pick = _picker(self._wanted)
+        asks: list[Ask] = []
+        for target_seat, hand in enumerate(self._hands):
+            if hand and target_seat != seat:
+                asks += pick(rows[target_seat])
+        return asks
 
     def random_legal_ask(self, rng: np.random.Generator) -> Ask:
         """A uniformly random legal ask, drawn without listing them all (fast play-outs).
@@ -614,21 +848,14 @@ class Game:
         seat = self._to_move
         if seat is None:
             raise IllegalAskError("the game is over: there is no legal ask")
-        hands = self._hands
-        targets = [s for s, hand in enumerate(hands) if hand and s != seat]
-        hand = hands[seat]
-        spread = hand | hand >> 1
-        spread |= spread >> 2
-        wanted = (spread & self._nibble_ones) * 0b1111 & ~self._blocked
-        if not self.rules.bluffing:
-            wanted &= ~hand
+        targets = [s for s, hand in enumerate(self._hands) if hand and s != seat]
+        wanted = self._wanted
         n_cards = wanted.bit_count()
         k = int(rng.integers(len(targets) * n_cards))
         target, nth = divmod(k, n_cards)
         for _ in range(nth):
             wanted &= wanted - 1
-        card = self.deck.cards[(wanted & -wanted).bit_length() - 1]
-        return Ask(self.players[seat], self.players[targets[target]], card)
+        return self._tables.asks(seat)[targets[target]][(wanted & -wanted).bit_length() - 1]
 
     def _legal_targets_and_cards(self) -> tuple[list[str], list[Card]]:
         seat = self._to_move
@@ -636,8 +863,7 @@ class Game:
             return [], []
         hands = self._hands
         targets = [p for s, p in enumerate(self.players) if s != seat and hands[s]]
-        wanted = _askable_mask(self.rules, self.deck.n_families, hands[seat], self._blocked)
-        return targets, [self.deck.cards[i] for i in _bits(wanted)]
+        return targets, [self.deck.cards[i] for i in _indices(self._wanted)]
 
     # ----- moves --------------------------------------------------------------------
 
@@ -645,11 +871,7 @@ class Game:
         """Play an :class:`Ask` (as agents return them); the asker must be the player to move."""
         if not isinstance(ask, Ask):
             raise IllegalAskError(f"{ask!r}: expected an Ask(asker, target, card)")
-        # The body of ask(), inlined: agents and simulations call play() in their inner loop.
-        seat, target_seat, card_index = self._check_ask(ask.target, ask.card, ask.asker)
-        start = len(self._events)
-        self._resolve_ask(seat, target_seat, card_index)
-        return self._events[start:]
+        return self.ask(ask.target, ask.card, asker=ask.asker)
 
     def ask(self, target: str, card: Card | str, *, asker: str | None = None) -> list[Event]:
         """The player to move asks ``target`` for ``card``; returns the events that follow.
@@ -667,12 +889,35 @@ class Game:
         ...
         kwartet_epistemic.errors.IllegalAskError: A may not ask for 7S: A holds it already
         """
-        seat, target_seat, card_index = self._check_ask(target, card, asker)
+        seat = self._to_move
+        # Fast path (simulations call this in their inner loop): one of the deck's own
+        # cards, in the askable-card mask kept with the turn, asked of another player who
+        # holds cards.  Anything else, every illegal ask included, takes _check_ask, which
+        # names the first broken rule.
+        if seat is not None and type(card) is Card and type(target) is str:
+            index = card.index
+            cards = self.deck.cards
+            target_seat = self._seat.get(target)
+            if (
+                0 <= index < len(cards)
+                and cards[index] is card
+                and self._wanted >> index & 1
+                and target_seat is not None
+                and target_seat != seat
+                and self._hands[target_seat]
+                and (asker is None or asker == self.players[seat])
+            ):
+                start = len(self._events)
+                self._resolve_ask(seat, target_seat, index)
+                return self._events[start:]
+        seat, target_seat, index = self._check_ask(target, card, asker)
         start = len(self._events)
-        self._resolve_ask(seat, target_seat, card_index)
+        self._resolve_ask(seat, target_seat, index)
         return self._events[start:]
 
     def _check_ask(self, target: str, card: Card | str, asker: str | None) -> tuple[int, int, int]:
+        """The seats and card index of an ask, or IllegalAskError naming the first broken
+        rule (in this order: game over, turn, card, target, family, own card, face up)."""
         if self._to_move is None:
             raise IllegalAskError("the game is over: nobody may ask")
         seat = self._to_move
@@ -680,7 +925,7 @@ class Game:
         if asker is not None and asker != me:
             raise IllegalAskError(f"it is not {asker}'s turn: {me} is to move")
         try:
-            if type(card) is Card and self.deck.cards[card.index] is card:  # fast path
+            if type(card) is Card and self.deck.cards[card.index] is card:
                 resolved = card
             else:
                 resolved = self.deck.card(card)
@@ -716,30 +961,42 @@ class Game:
         return seat, target_seat, resolved.index
 
     def _resolve_ask(self, seat: int, target_seat: int, card_index: int) -> None:
-        card = self.deck.cards[card_index]
-        me, target = self.players[seat], self.players[target_seat]
         hands = self._hands
         bit = 1 << card_index
-        has_card = bool(hands[target_seat] & bit)
-        self._actions.append(("ask", me, target, card.code, has_card))
-        # Appended directly rather than through _emit (the hot path): none of these is a Drew,
-        # so the public record gets the same objects.
-        said: tuple[Event, ...] = (Asked(me, target, card), Answered(target, card, has_card))
+        has_card = hands[target_seat] & bit != 0
+        tables = self._tables
+        # The events and the record entry of this ask and answer, shared by every game.
+        # None of them is a Drew, so the public record gets the same objects.
+        key = ((card_index << 3 | seat) << 3 | target_seat) << 1 | has_card  # seats < 8
+        entry = tables.said.get(key)
+        if entry is None:
+            entry = tables.said[key] = tables.make_said(seat, target_seat, card_index, has_card)
+        said, action = entry
+        self._actions.append(action)
+        self._events += said
+        self._public += said
         if has_card:
             hands[target_seat] ^= bit
-            hands[seat] |= bit
-            said += (CardMoved(card, target, me),)
-        self._events.extend(said)
-        self._public.extend(said)
-        if has_card:
-            hand = hands[seat]
-            mask = _family_mask(card.family_index)
+            hand = hands[seat] = hands[seat] | bit
+            mask = tables.family_masks[card_index]
             if hand & mask == mask:
-                self._expose_complete(seat, card.family_index)
+                self._expose_complete(seat, self.deck.cards[card_index].family_index)
+                hand = hands[seat]
             if not hands[target_seat]:
-                self._emit(HandEmptied(target))
-            if not hands[seat]:
-                self._emit(HandEmptied(me))
+                self._emit(tables.emptied[target_seat])
+            if not hand:
+                self._emit(tables.emptied[seat])
+            elif self._unfinished and len(hands) - hands.count(0) > 1:
+                # The usual yes: the asker keeps the turn if some card is still askable
+                # (_first_mover's test for this one seat; no event, as no turn passes).
+                spread = hand | hand >> 1
+                spread |= spread >> 2
+                wanted = (spread & self._nibble_ones) * 0b1111 & ~self._blocked
+                if not self.rules.bluffing:
+                    wanted &= ~hand
+                if wanted:
+                    self._wanted = wanted
+                    return
             self._settle_turn(seat, "")
             return
         next_seat = (
@@ -781,8 +1038,9 @@ class Game:
     # ----- internals ----------------------------------------------------------------
 
     def _emit(self, event: Event) -> None:
+        """Log an event that is not a draw (draws log their private and public forms)."""
         self._events.append(event)
-        self._public.append(event.public() if type(event) is Drew else event)
+        self._public.append(event)
 
     def _expose_complete(self, seat: int, family: int | None = None) -> bool:
         """Expose every complete family in a hand (or just ``family``); True if one was."""
@@ -802,11 +1060,7 @@ class Game:
                 self._blocked |= mask
                 self._unfinished &= ~mask
                 self._last_quartet_at[seat] = len(self._events)
-                self._emit(
-                    QuartetExposed(
-                        self.players[seat], self.deck.families[f], self.deck.family_titles[f]
-                    )
-                )
+                self._emit(self._tables.exposed(seat, f, self.deck))
                 exposed_any = True
         self._hands[seat] = hand
         return exposed_any
@@ -815,12 +1069,17 @@ class Game:
         """``seat`` draws the top stock card; True if it completed a quartet."""
         index = self._stock.pop()
         self._hands[seat] |= 1 << index
-        self._emit(Drew(self.players[seat], self.deck.cards[index]))
+        drew, public = self._tables.drew(seat, index)
+        self._events.append(drew)
+        self._public.append(public)
         return self._expose_complete(seat, self.deck.cards[index].family_index)
 
     def _first_mover(self, seat: int) -> int | None:
         """The first seat clockwise from ``seat`` (itself included) that can ask: it holds
-        cards, someone else holds cards, and some card is askable; None if nobody can."""
+        cards, someone else holds cards, and some card is askable; None if nobody can.
+
+        Keeps that seat's askable cards in ``_wanted``: every change of hands or of the
+        blocked cards ends in :meth:`_settle_turn`, so the mask is always the mover's."""
         hands = self._hands
         n = len(hands)
         holders = n - hands.count(0)
@@ -841,6 +1100,7 @@ class Game:
             if not bluffing:
                 wanted &= ~hand
             if wanted:
+                self._wanted = wanted
                 return s
         return None
 
@@ -866,18 +1126,19 @@ class Game:
         # A refusal always ends the turn, even when it comes back to the asker because
         # nobody else can ask: that is a new turn (Memory Kwartet may turn a card again).
         if candidate != self._to_move or reason == "refusal":
-            passed_over = [
-                self.players[(seat + k) % n]
-                for k in range((candidate - seat) % n)
-                if self._hands[(seat + k) % n]
-            ]
             if candidate == seat:
                 why = reason or "turn"
+                passed_over: tuple[str, ...] = ()
             else:
                 why = "empty hand" if not self._hands[seat] else "cannot ask"
+                passed_over = tuple(
+                    self.players[(seat + k) % n]
+                    for k in range((candidate - seat) % n)
+                    if self._hands[(seat + k) % n]
+                )
             self._to_move = candidate
             self._turned_this_turn = False
-            self._emit(TurnPassed(self.players[candidate], why, tuple(passed_over)))
+            self._emit(self._tables.passed(candidate, why, passed_over))
 
     def _end(self) -> None:
         self._to_move = None

@@ -63,7 +63,7 @@ def evaluate(state: EpistemicState, formula: Any) -> bool:
     if not isinstance(f, Formula):
         raise KwartetError(f"formula {formula!r}: expected a Formula or formula text")
     if state.engine == "symbolic":
-        return bool(state._symbolic().holds(f))
+        return _symbolic_holds(state, f)
     if state.engine == "explicit":
         from kwartet_epistemic.epistemics.explicit import explicit_holds
 
@@ -223,4 +223,15 @@ def _fallback(state: EpistemicState, f: Formula) -> bool:
             f"formula {f}: the counting engine answers K, M, Kw, E and D of propositional "
             "formulas; use engine='auto' or 'symbolic' for nested knowledge, C and announcements"
         )
+    return _symbolic_holds(state, f)
+
+
+def _symbolic_holds(state: EpistemicState, f: Formula) -> bool:
+    """The symbolic engine's answer: from the game's structure where that settles it
+    (no BDD is built), else from the knowledge structure's BDDs."""
+    from kwartet_epistemic.epistemics.symbolic import shortcut_holds
+
+    answer = shortcut_holds(state, f)
+    if answer is not None:
+        return answer
     return bool(state._symbolic().holds(f))

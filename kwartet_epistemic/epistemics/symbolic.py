@@ -29,14 +29,33 @@ import numpy as np
 
 from kwartet_epistemic.epistemics.history import IGNORED, PublicHistory
 from kwartet_epistemic.errors import KwartetError
-from kwartet_epistemic.logic import Atom, Formula, parse
+from kwartet_epistemic.logic import (
+    And,
+    Announce,
+    AnnounceDual,
+    Atom,
+    Bottom,
+    C,
+    D,
+    E,
+    Formula,
+    Iff,
+    Implies,
+    K,
+    Kw,
+    M,
+    Not,
+    Or,
+    Top,
+    parse,
+)
 from kwartet_epistemic.symbolic.backend import exact_count, new_manager
 from kwartet_epistemic.symbolic.structure import BddKnowledgeStructure
 
 if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.state import EpistemicState
 
-__all__ = ["SymbolicKwartet"]
+__all__ = ["SymbolicKwartet", "shortcut_holds"]
 
 
 def _exactly(manager: Any, variables: list[str], k: int) -> Any:
@@ -246,3 +265,345 @@ class SymbolicKwartet:
         from kwartet_epistemic.epistemics.state import UnknownToViewerError
 
         raise UnknownToViewerError(f"{state.viewer} cannot tell whether {f} holds")
+
+
+# ----- answers from the structure of the game, before any BDD -----------------------
+
+Truth = bool | None
+"""Three-valued: a proven answer, or None when the shortcuts cannot tell."""
+
+
+def shortcut_holds(state: EpistemicState, formula: Formula | str) -> Truth:
+    """The answer of :meth:`SymbolicKwartet.holds`, when the game's structure gives it
+    without a BDD; None when the BDD route is needed.
+
+    Three kinds of exact reasoning, all valid in every S5 model and every rule preset:
+
+    - *settled atoms*: ``has(P, c)`` is a constant when the public record leaves card c
+      no origin with P, or only origins with P (its location is public);
+    - *own knowledge*: a formula whose truth P observes (P's own atoms, P's knowledge,
+      common knowledge of a group with P) is known to P exactly when it is true, so
+      ``K_P`` of it is the formula itself, and ``K_A K_B has(B, c)`` is ``K_A has(B, c)``;
+    - *counting*: ``K``/``D`` of a propositional formula, and validity of one in the
+      whole law, are exact counts of the family programme
+      (:class:`~kwartet_epistemic.epistemics.counting.WorldCounter`), microseconds to
+      milliseconds where the law's BDD takes a second to build.
+
+    Modal formulas beyond that are bounded: ``K_P ψ`` fails if ψ fails at the actual
+    world or P does not know a propositional consequence of ψ, and holds if ψ is valid;
+    ``C_G ψ`` fails as soon as some ``K_a ψ`` or ``K_a K_b ψ`` with a, b in G fails.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> k = kw.knowledge(game, engine="symbolic")
+    >>> shortcut_holds(k, "C_{A,B,C,D} ~has(B, 7S)"), shortcut_holds(k, "K_A K_B has(B, 7S)")
+    (False, False)
+    """
+    f = parse(formula) if isinstance(formula, str) else formula
+    shortcuts = _Shortcuts(state)
+    if state.viewer is None:
+        return shortcuts.truth(shortcuts.fold(f))
+    # On a view: true when the viewer knows it, false when the viewer knows its negation.
+    viewer, folded = state.viewer, shortcuts.fold(f)
+    if shortcuts.truth(K(viewer, folded)) is True:
+        return True
+    if shortcuts.truth(K(viewer, _negation(folded))) is True:
+        return False
+    return None
+
+
+_TOP, _BOTTOM = Top(), Bottom()
+_PROPOSITIONAL = (Top, Bottom, Atom, Not, And, Or, Implies, Iff)
+
+
+def _is_constant(f: Formula) -> bool:
+    return isinstance(f, Top | Bottom)
+
+
+def _is_propositional(f: Formula) -> bool:
+    return isinstance(f, _PROPOSITIONAL) and all(_is_propositional(g) for g in f.args)
+
+
+def _not(value: Truth) -> Truth:
+    return None if value is None else not value
+
+
+def _and(values: list[Truth]) -> Truth:
+    if any(v is False for v in values):
+        return False
+    return True if all(v is True for v in values) else None
+
+
+def _or(values: list[Truth]) -> Truth:
+    if any(v is True for v in values):
+        return True
+    return False if all(v is False for v in values) else None
+
+
+class _Shortcuts:
+    """The shortcut reasoning of :func:`shortcut_holds` on one state (memoised)."""
+
+    def __init__(self, state: EpistemicState) -> None:
+        self.state = state
+        self.history = state.history
+        self._known: dict[tuple[tuple[str, ...], Formula], Truth] = {}
+
+    # ----- rewriting: settled atoms and own knowledge -------------------------------
+
+    def _settled(self, atom: Atom) -> Formula:
+        """The atom, or the constant it is in every world of the law."""
+        if atom.predicate != "has" or len(atom.arguments) != 2:
+            return atom  # the BDD route reports the error
+        player, card_text = atom.arguments
+        history = self.history
+        if player not in history.players:
+            return atom
+        try:
+            c = history.deck.card(card_text).index
+        except KwartetError:
+            return atom
+        where = history.location[c]
+        if where is not None:
+            return _TOP if where == player else _BOTTOM
+        reach = history.reach[player]
+        if not history.allowed[c] & reach:
+            return _BOTTOM
+        if not history.allowed[c] & ~reach:
+            return _TOP
+        return atom
+
+    def _observed_by(self, agent: str, f: Formula) -> bool:
+        """Whether ``agent`` observes the truth of ``f`` (it is constant on each of
+        the agent's cells)."""
+        if _is_constant(f):
+            return True
+        if isinstance(f, Atom):
+            return self._atom_observed_by(agent, f)
+        if isinstance(f, K | M | Kw):
+            return f.agent == agent
+        if isinstance(f, C):
+            return agent in f.group  # a union of the group's components
+        if isinstance(f, Not | And | Or | Implies | Iff):
+            return all(self._observed_by(agent, g) for g in f.args)
+        return False
+
+    def _atom_observed_by(self, agent: str, atom: Atom) -> bool:
+        """Whether ``agent`` observes the (unsettled) atom: it is the agent's own, or the
+        public record leaves the card only the agent and the atom's player as holders
+        (then the atom holds iff the agent lacks the card)."""
+        if atom.predicate != "has" or len(atom.arguments) != 2:
+            return False
+        player, card_text = atom.arguments
+        history = self.history
+        if player == agent:
+            return True
+        if player not in history.players or agent not in history.players:
+            return False
+        try:
+            c = history.deck.card(card_text).index
+        except KwartetError:
+            return False
+        if history.location[c] is not None:
+            return True  # a constant
+        return not history.allowed[c] & ~(history.reach[player] | history.reach[agent])
+
+    def fold(self, f: Formula) -> Formula:
+        """An equivalent formula (in every world of every announced sub-law) with the
+        settled atoms replaced by constants and the S5 reductions applied."""
+        if isinstance(f, Atom):
+            return self._settled(f)
+        if _is_constant(f):
+            return f
+        parts = [self.fold(g) for g in f.args]
+        if isinstance(f, Not):
+            (x,) = parts
+            if _is_constant(x):
+                return _BOTTOM if isinstance(x, Top) else _TOP
+            return Not(x)
+        if isinstance(f, And | Or | Implies | Iff):
+            return _fold_connective(f, parts[0], parts[1])
+        if isinstance(f, K | M | Kw):
+            (x,) = parts
+            if _is_constant(x) or self._observed_by(f.agent, x):
+                # K_a φ = φ and M_a φ = φ when a observes φ; Kw_a of it is true.
+                return _TOP if isinstance(f, Kw) else x
+            return type(f)(f.agent, x)
+        if isinstance(f, E | C | D):
+            (x,) = parts
+            if _is_constant(x):
+                return x
+            if isinstance(f, D) and any(self._observed_by(a, x) for a in f.group):
+                return x  # D_G φ implies φ, and φ implies K_a φ, which implies D_G φ
+            if isinstance(f, E) and all(self._observed_by(a, x) for a in f.group):
+                return x
+            return type(f)(f.group, x)
+        if isinstance(f, Announce | AnnounceDual):
+            announced, operand = parts
+            if isinstance(announced, Top):
+                return operand
+            if isinstance(announced, Bottom):
+                return _TOP if isinstance(f, Announce) else _BOTTOM
+            return type(f)(announced, operand)
+        return f
+
+    # ----- truth at the actual world ------------------------------------------------
+
+    def truth(self, f: Formula) -> Truth:
+        """Truth of a folded formula at the actual world (None: not decided here)."""
+        if isinstance(f, Top):
+            return True
+        if isinstance(f, Bottom):
+            return False
+        if isinstance(f, Atom):
+            return self._actual_atom(f)
+        if isinstance(f, Not):
+            return _not(self.truth(f.operand))
+        if isinstance(f, And):
+            return _and([self.truth(f.left), self.truth(f.right)])
+        if isinstance(f, Or):
+            return _or([self.truth(f.left), self.truth(f.right)])
+        if isinstance(f, Implies):
+            return _or([_not(self.truth(f.left)), self.truth(f.right)])
+        if isinstance(f, Iff):
+            left, right = self.truth(f.left), self.truth(f.right)
+            return None if left is None or right is None else left == right
+        if isinstance(f, K):
+            return self._knows_at_actual((f.agent,), f.operand)
+        if isinstance(f, M):
+            return _not(self._knows_at_actual((f.agent,), _negation(f.operand)))
+        if isinstance(f, Kw):
+            return _or(
+                [
+                    self._knows_at_actual((f.agent,), f.operand),
+                    self._knows_at_actual((f.agent,), _negation(f.operand)),
+                ]
+            )
+        if isinstance(f, E):
+            return _and([self._knows_at_actual((a,), f.operand) for a in f.group])
+        if isinstance(f, D):
+            return self._knows_at_actual(tuple(f.group), f.operand)
+        if isinstance(f, C):
+            return self._common_at_actual(tuple(f.group), f.operand)
+        if isinstance(f, Announce | AnnounceDual):
+            # The announced formula is no constant here (fold took those out): only a
+            # false announcement decides the answer without the announced law.
+            if self.truth(f.announced) is False:
+                return isinstance(f, Announce)
+            return None
+        return None
+
+    def _actual_atom(self, atom: Atom) -> Truth:
+        from kwartet_epistemic.game import Game
+
+        game = self.state._source
+        if not isinstance(game, Game) or atom.predicate != "has" or len(atom.arguments) != 2:
+            return None  # a view has no actual world; malformed atoms go to the BDD route
+        player, card_text = atom.arguments
+        if player not in self.history.players:
+            return None
+        try:
+            card = self.history.deck.card(card_text)
+        except KwartetError:
+            return None
+        return card in game.hand(player)
+
+    def _counted_knowledge(self, group: tuple[str, ...], operand: Formula) -> Truth:
+        """Exact: whether the pooled information of ``group`` (nobody: the public
+        record) rules out every world where the propositional ``operand`` fails."""
+        key = (tuple(sorted(set(group))), operand)
+        if key not in self._known:
+            from kwartet_epistemic.epistemics.evaluate import _knows
+
+            try:
+                self._known[key] = _knows(self.state, key[0], operand)
+            except KwartetError:  # another player's hand on a view, a huge normal form
+                self._known[key] = None
+        return self._known[key]
+
+    def _valid(self, f: Formula) -> Truth:
+        """Whether ``f`` holds in every world of the law (None: not decided here)."""
+        if _is_propositional(f):
+            return self._counted_knowledge((), f)
+        if isinstance(f, K | E | C | D):
+            return self._valid(f.operand)  # S5: K_a φ is valid iff φ is
+        if isinstance(f, And):
+            return _and([self._valid(f.left), self._valid(f.right)])
+        if isinstance(f, Or | M | Kw) and any(self._valid(g) is True for g in f.args):
+            return True
+        return None
+
+    def _knows_at_actual(self, group: tuple[str, ...], operand: Formula) -> Truth:
+        """``K`` (one agent) or ``D`` (a group) of ``operand`` at the actual world."""
+        if _is_propositional(operand):
+            return self._counted_knowledge(group, operand)
+        if self.truth(operand) is False:
+            return False  # S5 is reflexive: the actual world refutes it
+        consequence = _propositional_consequence(operand)
+        if (
+            not isinstance(consequence, Top)
+            and self._counted_knowledge(group, consequence) is False
+        ):
+            return False
+        if self._valid(operand) is True:
+            return True
+        return None
+
+    def _common_at_actual(self, group: tuple[str, ...], operand: Formula) -> Truth:
+        if self._valid(operand) is True:
+            return True
+        if self.truth(operand) is False:
+            return False
+        # C_G φ implies K_a φ and K_a K_b φ for a, b in G.
+        agents = list(dict.fromkeys(group))
+        if any(self._knows_at_actual((a,), operand) is False for a in agents):
+            return False
+        for a in agents:
+            for b in agents:
+                if a != b and self._knows_at_actual((a,), K(b, operand)) is False:
+                    return False
+        return None
+
+
+def _negation(f: Formula) -> Formula:
+    if isinstance(f, Top):
+        return _BOTTOM
+    if isinstance(f, Bottom):
+        return _TOP
+    return f.operand if isinstance(f, Not) else Not(f)
+
+
+def _fold_connective(f: Formula, left: Formula, right: Formula) -> Formula:
+    """``f``'s binary connective over folded parts, constants taken out."""
+    if isinstance(f, Implies):
+        left, f = _negation(left), Or(left, right)
+    if isinstance(f, Iff):
+        if _is_constant(left):
+            return right if isinstance(left, Top) else _negation(right)
+        if _is_constant(right):
+            return left if isinstance(right, Top) else _negation(left)
+        return Iff(left, right)
+    absorbing, neutral = (_BOTTOM, _TOP) if isinstance(f, And) else (_TOP, _BOTTOM)
+    if absorbing in (left, right):
+        return absorbing
+    if left == neutral:
+        return right
+    if right == neutral:
+        return left
+    return type(f)(left, right)
+
+
+def _propositional_consequence(f: Formula) -> Formula:
+    """A propositional formula true wherever ``f`` is (knowledge is truthful)."""
+    if _is_propositional(f):
+        return f
+    if isinstance(f, K | E | C | D):
+        return _propositional_consequence(f.operand)
+    if isinstance(f, And):
+        return _fold_connective(
+            f, _propositional_consequence(f.left), _propositional_consequence(f.right)
+        )
+    if isinstance(f, Or):
+        return _fold_connective(
+            f, _propositional_consequence(f.left), _propositional_consequence(f.right)
+        )
+    return _TOP

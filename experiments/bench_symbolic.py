@@ -17,20 +17,36 @@ contain Alice's actual hand 012, those that make SMCDEL's two-step plan succeed 
 five-hand share of the 102 good announcements (5, 6 or 7 hands) of van Ditmarsch,
 "The Russian cards problem", Studia Logica 75(1), 2003.
 
+Kwartet (issue 10): on the 32-card, 4-player deal with seed 3 and 20 random asks later,
+from a fresh ``kw.knowledge(game, engine="symbolic")`` each time (so any structure the
+engine builds is timed): one common-knowledge query ``C_{A,B,C,D} ~has(B, 7S)`` and the
+sweep of ``K_A K_B has(P, c)`` over all 128 (card, player) pairs; median and max over
+repeats, the load average, and whether the 0.3 s targets are met.  ``--against DIR``
+runs the same figures with the code in DIR (a worktree of an older commit) in a
+subprocess, in the same run, for comparison.
+
 Run:  python experiments/bench_symbolic.py [--sizes 10 20 40] [--repeat 3]
+      python experiments/bench_symbolic.py --kwartet-only --repeat 5 --against /tmp/old
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
+import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
 from itertools import combinations
 
 import dd
+import numpy as np
 
+import kwartet_epistemic as kw
 from kwartet_epistemic.logic import Announce, C, Formula, K, Kw, conjunction
 from kwartet_epistemic.symbolic import (
     available_backends,
@@ -131,6 +147,77 @@ def count_good_announcements(backend: str) -> tuple[int, int]:
     return good, total
 
 
+KWARTET_TARGET = 0.3  # seconds, issue 10
+KWARTET_COMMON = "C_{A,B,C,D} ~has(B, 7S)"
+
+
+def kwartet_position(asks: int) -> kw.Game:
+    """The 32-card, 4-player deal with seed 3, then ``asks`` random asks (rng seed 3)."""
+    game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(asks):
+        game.play(game.random_legal_ask(rng))
+    return game
+
+
+def kwartet_timings(repeat: int) -> dict[str, list[float]]:
+    """Seconds per run of each Kwartet task, from a fresh symbolic state each time."""
+    timings: dict[str, list[float]] = {}
+    for asks in (0, 20):
+        game = kwartet_position(asks)
+        sweep = [f"K_A K_B has({p}, {card.code})" for card in game.deck.cards for p in game.players]
+        for _ in range(repeat):
+            start = time.perf_counter()
+            kw.knowledge(game, engine="symbolic").holds(KWARTET_COMMON)
+            timings.setdefault(f"{asks} asks: {KWARTET_COMMON}", []).append(
+                time.perf_counter() - start
+            )
+            start = time.perf_counter()
+            state = kw.knowledge(game, engine="symbolic")
+            for formula in sweep:
+                state.holds(formula)
+            timings.setdefault(f"{asks} asks: K_A K_B has(P, c), 128 pairs", []).append(
+                time.perf_counter() - start
+            )
+    return timings
+
+
+def kwartet_figures(repeat: int, against: str | None) -> None:
+    """Print the Kwartet figures (and those of the code in ``against``, if given)."""
+    load_before = os.getloadavg()
+    old: dict[str, list[float]] = {}
+    if against is not None:
+        child = subprocess.run(
+            [sys.executable, __file__, "--kwartet-json", "--repeat", str(repeat)],
+            env={**os.environ, "PYTHONPATH": against},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        old = json.loads(child.stdout.strip().splitlines()[-1])
+    new = kwartet_timings(repeat)
+    load_after = os.getloadavg()
+    print(f"\nKwartet, 32 cards, 4 players, seed 3 (seconds from a fresh state, {repeat} runs)")
+    print(
+        "load average before "
+        + " ".join(f"{x:.2f}" for x in load_before)
+        + ", after "
+        + " ".join(f"{x:.2f}" for x in load_after)
+    )
+    if against is not None:
+        print(f"old code: {against}")
+    header = f"{'task':<48} {'median':>8} {'max':>8}"
+    if old:
+        header += f" {'old median':>11} {'old max':>8}"
+    print(header + f"  target {KWARTET_TARGET} s")
+    for task, times in new.items():
+        line = f"{task:<48} {statistics.median(times):>8.3f} {max(times):>8.3f}"
+        if task in old:
+            line += f" {statistics.median(old[task]):>11.3f} {max(old[task]):>8.3f}"
+        met = statistics.median(times) <= KWARTET_TARGET
+        print(line + ("  met" if met else "  not met"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40])
@@ -140,7 +227,17 @@ def main() -> None:
         "--autoref-max", type=int, default=20, help="largest n run on the pure-Python backend"
     )
     parser.add_argument("--all-announcements", action="store_true")
+    parser.add_argument("--kwartet-only", action="store_true", help="only the Kwartet figures")
+    parser.add_argument("--skip-kwartet", action="store_true")
+    parser.add_argument("--against", help="also time the Kwartet tasks with the code in this dir")
+    parser.add_argument("--kwartet-json", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.kwartet_json:  # the child process of --against
+        print(json.dumps(kwartet_timings(options.repeat)))
+        return
+    if options.kwartet_only:
+        kwartet_figures(options.repeat, options.against)
+        return
 
     print(f"python {platform.python_version()}, dd {dd.__version__}, {platform.machine()}")
     print(f"processor: {processor_name()}; best of {options.repeat} runs\n")
@@ -177,6 +274,9 @@ def main() -> None:
             f"\n{good} of {total} five-hand announcements make the plan succeed "
             f"({backend}, {seconds:.1f} s)"
         )
+
+    if not options.skip_kwartet:
+        kwartet_figures(options.repeat, options.against)
 
 
 if __name__ == "__main__":

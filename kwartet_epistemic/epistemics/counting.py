@@ -4,11 +4,24 @@ The constraints of :class:`~kwartet_epistemic.epistemics.history.PublicHistory` 
 one family each; only the slot capacities (hand sizes, draws, piles) couple the families.
 So the number of worlds is the coefficient at the capacities of a product of one
 polynomial per family, computed by a dynamic programme whose state is the vector of
-capacities used so far, less one that the others imply (at most 9^2 states for a
-player's view of a 32-card, 4-player game, 9^3 for the public worlds).  Forward and
-backward tables give exact marginals (location probabilities) and exact uniform
-sampling.  Counts are exact Python integers: the tables use int64 when the
-multinomial bound on every entry fits, and Python integers otherwise.
+capacities used so far, less one that the others imply (every family places all its
+free cards): at most 9^2 states for a player's view of a 32-card, 4-player game, 9^3 for
+the public worlds.  Forward and backward tables give exact marginals (location
+probabilities) and exact uniform sampling.
+
+Speed comes from three places:
+
+* each family's polynomial (its origin assignments grouped by capacity use) is built
+  once, vectorised, and kept in the history's memo under the family's constraint stamp,
+  so after an event only the family it touched is rebuilt;
+* the products run in a small compiled kernel (``_counting_kernel``, built by ``pip
+  install``) that computes only the table entries that can still reach the capacities;
+  without it the same programme runs in NumPy (``USE_KERNEL = False`` forces that path,
+  and the tests run both);
+* counts are exact integers throughout, with the narrowest arithmetic that is exact:
+  modulo 2^64 or 2^128 when the multinomial bound of the whole placement proves that
+  every answer is below it (modular arithmetic is a ring homomorphism, so wrap-around in
+  between does not matter), Python integers beyond.
 
 >>> import kwartet_epistemic as kw
 >>> from kwartet_epistemic.epistemics.history import PublicHistory
@@ -25,46 +38,49 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from kwartet_epistemic.epistemics.history import Clause, PrivateInfo, PublicHistory
+from kwartet_epistemic.epistemics.history import IGNORED, Clause, PrivateInfo, PublicHistory
 
-__all__ = ["WorldCounter", "FamilyTable", "simplify_clauses"]
+try:  # the compiled kernel; the NumPy path gives the same answers without it
+    from kwartet_epistemic import _counting_kernel as _kernel
+except ImportError:  # pragma: no cover - depends on the install
+    _kernel = None
 
-_INT64_SAFE = 1 << 62
+__all__ = ["WorldCounter", "FamilyPoly", "simplify_clauses", "kernel_available"]
+
+USE_KERNEL = True
+"""Whether to use the compiled kernel where it is available (tests switch it off to run
+the NumPy path on the same positions)."""
+
+_NARROW = 1 << 63  # answers below this are exact modulo 2^64 and fit a signed int64
+_WIDE = 1 << 127  # the same for the kernel's 128-bit arithmetic
+_MAX_KERNEL_DIMS = 32  # the kernel's limit on capacity dimensions
+_MEMO_LIMIT = 20_000
+_CACHE_LIMIT = 100_000
 
 
-@dataclass(frozen=True)
-class FamilyTable:
-    """The possible origins of one family's cards, grouped by how much of each slot
-    dimension they use.
+def kernel_available() -> bool:
+    """Whether the compiled counting kernel is installed (it is optional: without a C
+    compiler at install time, the NumPy path gives the same answers).
 
-    ``vectors[j]`` is a usage vector over the DP dimensions, ``assignments[j]`` the
-    origin tuples (one slot per card) with that usage, and ``card_slot[j]`` counts, for
-    each card of the family and each slot, the assignments placing the card there.
+    >>> isinstance(kernel_available(), bool)
+    True
     """
-
-    cards: tuple[int, ...]
-    vectors: tuple[tuple[int, ...], ...]
-    assignments: tuple[tuple[tuple[int, ...], ...], ...]
-    card_slot: tuple[np.ndarray, ...]
-
-    @property
-    def weights(self) -> list[int]:
-        return [len(a) for a in self.assignments]
-
-
-def _satisfies(clauses: Sequence[Clause], origins: Sequence[int]) -> bool:
-    return all(clause.satisfied(origins) for clause in clauses)
+    return _kernel is not None
 
 
 def simplify_clauses(
     clauses: Sequence[Clause], allowed: Sequence[int]
 ) -> tuple[Clause, ...] | None:
     """Clauses restricted to the allowed origins, without the trivially true or subsumed
-    ones, in a canonical order; None if one can never be satisfied."""
+    ones, in a canonical order; None if one can never be satisfied.
+
+    >>> simplify_clauses([Clause("some", (0b01, 0b01, 0, 0))], [0b01, 0b11, 0b10, 0b10])
+    ()
+    """
     somes: set[tuple[int, ...]] = set()
     notalls: set[tuple[int, ...]] = set()
     others: set[Clause] = set()
@@ -100,61 +116,254 @@ def simplify_clauses(
     return tuple(kept)
 
 
-_TABLE_CACHE: dict[tuple[object, ...], FamilyTable | None] = {}
+def _satisfies(clauses: Sequence[Clause], origins: Sequence[int]) -> bool:
+    return all(clause.satisfied(origins) for clause in clauses)
 
 
-def _family_table(
+class FamilyPoly:
+    """One family's origin assignments that satisfy its clauses, grouped by how much of
+    each capacity dimension they use: the family's polynomial.
+
+    ``vectors[j]`` is a use vector (one column per dimension), ``weights[j]`` the number
+    of assignments with that use, ``card_slot[j]`` the flattened ``[4, n_slots]`` counts
+    of those assignments placing each card in each slot; vectors come in the order of
+    their first assignment in the enumeration (``itertools.product`` over each card's
+    slots).  ``rows`` (the assignments, one origin slot per card) and ``group`` (the
+    vector index of each row) are built on first use.
+    """
+
+    __slots__ = (
+        "cards",
+        "vectors",
+        "weights",
+        "card_slot",
+        "_options",
+        "_clauses",
+        "_free",
+        "_dim_of",
+        "__dict__",
+    )
+
+    def __init__(
+        self,
+        cards: tuple[int, ...],
+        vectors: np.ndarray,
+        weights: np.ndarray,
+        card_slot: np.ndarray,
+        options: tuple[tuple[int, ...], ...],
+        clauses: tuple[Clause, ...],
+        free: tuple[int, ...],
+        dim_of: tuple[int, ...],
+    ) -> None:
+        self.cards = cards
+        self.vectors = vectors
+        self.weights = weights
+        self.card_slot = card_slot
+        self._options = options
+        self._clauses = clauses
+        self._free = free
+        self._dim_of = dim_of
+
+    @cached_property
+    def _rows_and_group(self) -> tuple[np.ndarray, np.ndarray]:
+        # Options may be given as slot masks (from the kernel): as slot tuples here.
+        n_slots = self.card_slot.shape[1] // 4
+        options = tuple(
+            o if isinstance(o, tuple) else tuple(s for s in range(n_slots) if o >> s & 1)
+            for o in self._options
+        )
+        rows = _assignment_rows(options, self._clauses)
+        codes = _use_codes(rows, self._free, self._dim_of)
+        index = {code: j for j, code in enumerate(_use_codes_of(self.vectors).tolist())}
+        group = np.array([index[code] for code in codes.tolist()], dtype=np.int64)
+        return rows, group
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self._rows_and_group[0]
+
+    @property
+    def group(self) -> np.ndarray:
+        return self._rows_and_group[1]
+
+    @cached_property
+    def assignments(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """The origin tuples of each use vector, in vector order."""
+        grouped: list[list[tuple[int, ...]]] = [[] for _ in range(len(self.weights))]
+        for row, j in zip(self.rows.tolist(), self.group.tolist(), strict=True):
+            grouped[j].append(tuple(row))
+        return tuple(tuple(g) for g in grouped)
+
+    @cached_property
+    def vector_tuples(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(v) for v in self.vectors.tolist())
+
+
+_POLY_CACHE: dict[tuple[object, ...], FamilyPoly | None] = {}
+_COMBO_CACHE: dict[tuple[tuple[int, ...], ...], np.ndarray] = {}
+_RADIX = 5  # a family has four cards: no dimension is used more than 4 times
+_CLAUSE_KIND = {"some": 0, "notall": 1, "allornone": 2}
+
+
+def _combos(options: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """Every origin tuple allowed by ``options`` (one tuple of slots per card), as rows."""
+    rows = _COMBO_CACHE.get(options)
+    if rows is None:
+        rows = np.array(list(itertools.product(*options)), dtype=np.int64).reshape(-1, len(options))
+        if len(_COMBO_CACHE) > _CACHE_LIMIT:
+            _COMBO_CACHE.clear()
+        _COMBO_CACHE[options] = rows
+    return rows
+
+
+def _assignment_rows(
+    options: tuple[tuple[int, ...], ...], clauses: tuple[Clause, ...]
+) -> np.ndarray:
+    """The origin tuples allowed by ``options`` that satisfy ``clauses``, in order."""
+    rows = _combos(options)
+    ok = np.ones(len(rows), dtype=bool)
+    for clause in clauses:
+        used = [i for i, c in enumerate(clause.conditions) if c != IGNORED]
+        conditions = np.array([clause.conditions[i] for i in used], dtype=np.int64)
+        hits = ((conditions >> rows[:, used]) & 1).astype(bool)
+        if clause.kind == "some":
+            ok &= hits.any(axis=1)
+        elif clause.kind == "notall":
+            ok &= ~hits.all(axis=1)
+        else:  # "allornone"
+            ok &= hits.all(axis=1) | ~hits.any(axis=1)
+    return rows[ok]
+
+
+def _use_codes(rows: np.ndarray, free: tuple[int, ...], dim_of: tuple[int, ...]) -> np.ndarray:
+    """Each row's use vector as one integer in radix 5 (dimension 0 least significant)."""
+    codes = np.zeros(len(rows), dtype=np.int64)
+    dims = np.array(dim_of, dtype=np.int64)
+    for i in free:
+        dim = dims[rows[:, i]]
+        codes += np.where(dim >= 0, _RADIX ** np.maximum(dim, 0), 0)
+    return codes
+
+
+def _use_codes_of(vectors: np.ndarray) -> np.ndarray:
+    return vectors @ (_RADIX ** np.arange(vectors.shape[1], dtype=np.int64))
+
+
+def _poly_from_kernel(
+    answer: tuple[bytes, bytes, bytes],
     cards: tuple[int, ...],
-    allowed: tuple[tuple[int, ...], ...],
+    options: Sequence[int] | tuple[tuple[int, ...], ...],
     clauses: tuple[Clause, ...],
+    free: tuple[int, ...],
     dim_of: tuple[int, ...],
     n_dims: int,
     n_slots: int,
-    free: tuple[int, ...],
-) -> FamilyTable | None:
-    """Enumerate a family's origin assignments; None if none satisfies the clauses.
+) -> FamilyPoly:
+    vectors, weights, card_slot = (np.frombuffer(b, dtype=np.int64) for b in answer)
+    m = len(weights)
+    return FamilyPoly(
+        cards,
+        vectors.reshape(m, max(n_dims, 1)),
+        weights,
+        card_slot.reshape(m, 4 * n_slots),
+        tuple(options),  # type: ignore[arg-type]
+        clauses,
+        free,
+        dim_of,
+    )
 
-    Only the cards in ``free`` count in the usage vectors: the others have one possible
-    origin and are already taken off the capacities (they still take part in clauses).
+
+def _family_poly(
+    cards: tuple[int, ...],
+    options: tuple[tuple[int, ...], ...],
+    clauses: tuple[Clause, ...],
+    free: tuple[int, ...],
+    dim_of: tuple[int, ...],
+    n_dims: int,
+    n_slots: int,
+) -> FamilyPoly | None:
+    """The polynomial of one family (None if no assignment satisfies its clauses).
+
+    ``dim_of[s]`` is the dimension that slot ``s`` uses, or -1 (the implied dimension,
+    or no room); only the cards in ``free`` count in the use vectors: the others have one
+    possible origin and are already taken off the capacities (they still take part in
+    clauses).  Tables are shared across histories under their full description.
     """
-    key = (cards, allowed, clauses, dim_of, n_dims, n_slots, free)
-    if key in _TABLE_CACHE:
-        return _TABLE_CACHE[key]
-    groups: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
-    for origins in itertools.product(*allowed):
-        if clauses and not _satisfies(clauses, origins):
-            continue
-        usage = [0] * n_dims
-        for i in free:
-            d = dim_of[origins[i]]
-            if d >= 0:  # the implied dimension is not counted
-                usage[d] += 1
-        groups.setdefault(tuple(usage), []).append(origins)
-    if not groups:
-        _TABLE_CACHE[key] = None
-        return None
-    vectors = tuple(groups)
-    assignments = tuple(tuple(groups[v]) for v in vectors)
-    card_slot = []
-    for group in assignments:
-        counts = np.zeros((len(cards), n_slots), dtype=np.int64)
-        for origins in group:
-            for i, slot in enumerate(origins):
-                counts[i, slot] += 1
-        card_slot.append(counts)
-    table = FamilyTable(cards, vectors, assignments, tuple(card_slot))
-    if len(_TABLE_CACHE) > 50_000:
-        _TABLE_CACHE.clear()
-    _TABLE_CACHE[key] = table
-    return table
+    key = (cards, options, clauses, free, dim_of, n_dims, n_slots)
+    if key in _POLY_CACHE:
+        return _POLY_CACHE[key]
+    width = max(n_dims, 1)  # no dimension at all: one of capacity 0
+    per_card = 4 * n_slots
+    poly: FamilyPoly | None = None
+    if USE_KERNEL and _kernel is not None and n_slots <= 62:
+        answer = _kernel.family_table(
+            tuple(sum(1 << s for s in o) for o in options),
+            tuple((_CLAUSE_KIND[c.kind], *c.conditions) for c in clauses),
+            sum(1 << i for i in free),
+            dim_of,
+            n_dims,
+            n_slots,
+        )
+        if answer is not None:
+            poly = _poly_from_kernel(answer, cards, options, clauses, free, dim_of, n_dims, n_slots)
+    else:
+        rows = _assignment_rows(options, clauses)
+        if len(rows):
+            codes = _use_codes(rows, free, dim_of)
+            unique, first, group = np.unique(codes, return_index=True, return_inverse=True)
+            # Vectors in the order of their first assignment (the order of enumeration),
+            # so that sampling draws the same worlds from the same generator as ever.
+            order = np.argsort(first, kind="stable")
+            m = len(unique)
+            rank = np.empty(m, dtype=np.int64)
+            rank[order] = np.arange(m)
+            unique = unique[order]
+            group = rank[group.reshape(-1)]
+            weights = np.bincount(group, minlength=m).astype(np.int64)
+            flat = group[:, None] * per_card + np.arange(4) * n_slots + rows
+            card_slot = np.bincount(flat.ravel(), minlength=m * per_card).astype(np.int64)
+            powers = _RADIX ** np.arange(width, dtype=np.int64)
+            vectors = (unique[:, None] // powers) % _RADIX
+            if not n_dims:
+                vectors = np.zeros((m, 1), dtype=np.int64)
+            poly = FamilyPoly(
+                cards,
+                np.ascontiguousarray(vectors, dtype=np.int64),
+                weights,
+                card_slot.reshape(m, per_card),
+                options,
+                clauses,
+                free,
+                dim_of,
+            )
+            poly.__dict__["_rows_and_group"] = (rows, group)
+    if len(_POLY_CACHE) > _CACHE_LIMIT:
+        _POLY_CACHE.clear()
+    _POLY_CACHE[key] = poly
+    return poly
+
+
+_NO_FREE_CARD = "no free card"
 
 
 class WorldCounter:
     """Exact counts, marginals and uniform samples of the worlds of a history, either
-    public (``viewer=None``) or as one player sees them (``viewer``: their private info).
+    public (no viewers) or as some players see them (``viewers``: their private info,
+    pooled as distributed knowledge), optionally with cards restricted to slot masks.
 
-    The work is done once in the constructor (forward tables); marginals and samples
-    build the backward tables on first use.
+    The count is computed in the constructor (with ``marginals``, the marginals of
+    :meth:`origin_counts` in the same run); marginals and the tables for sampling are
+    otherwise computed on first use, once.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> history = PublicHistory(game.deck, game.players, game.rules)
+    >>> history.extend(game.record)
+    >>> counter = WorldCounter(history)
+    >>> counter.count
+    93577100618119680
+    >>> bool((counter.origin_counts().sum(axis=1) == counter.count).all())
+    True
     """
 
     def __init__(
@@ -164,6 +373,7 @@ class WorldCounter:
         restrict: Mapping[int, int] | None = None,
         *,
         all_dead: bool = False,
+        marginals: bool = False,
     ) -> None:
         self.history = history
         self.viewers = tuple(viewers)
@@ -176,8 +386,8 @@ class WorldCounter:
             own = 1 << history.players.index(viewer.player)
             for number, _card in viewer.draws:
                 own |= 1 << history.draw_slots[number]
-            for c in range(len(allowed)):
-                allowed[c] &= ~own
+            keep = ~own
+            allowed = [mask & keep for mask in allowed]
             for c in viewer.dealt:
                 allowed[c] = history.allowed[c] & (1 << history.players.index(viewer.player))
             for number, card in viewer.draws:
@@ -185,182 +395,317 @@ class WorldCounter:
         for c, mask in (restrict or {}).items():
             allowed[c] &= mask
         capacity = list(history.capacity)
-        deck = history.deck
-        self.families: list[tuple[int, ...]] = []  # families left to the DP, by card index
+        n_families = history.deck.n_families
         self.fixed: dict[int, int] = {}  # card -> its only possible origin
         self.zero = False
-        pending: list[tuple[int, list[list[int]], tuple[Clause, ...]]] = []
-        for f in range(deck.n_families):
-            base = 4 * f
-            options = [[s for s in range(n_slots) if allowed[base + i] >> s & 1] for i in range(4)]
-            masks = [allowed[base + i] for i in range(4)]
-            family_clauses = tuple(history.clauses[f])
-            if all_dead and f not in history.exposed_families:
-                dead = history.dead_slots
-                family_clauses += (Clause("some", (dead, dead, dead, dead)),)
-            simplified = simplify_clauses(family_clauses, masks)
-            if simplified is None:
-                self.zero = True
-                continue
-            clauses = simplified
-            if any(not o for o in options):
-                self.zero = True
-                continue
-            for i, o in enumerate(options):
-                if len(o) == 1:
-                    self.fixed[base + i] = o[0]
-                    capacity[o[0]] -= 1
-            if all(len(o) == 1 for o in options):
-                if not _satisfies(clauses, [o[0] for o in options]):
+        masks_of: list[tuple[int, int, int, int]] = []
+        free_of: list[tuple[int, ...]] = []
+        for f in range(n_families):
+            masks = (allowed[4 * f], allowed[4 * f + 1], allowed[4 * f + 2], allowed[4 * f + 3])
+            free = []
+            for i, mask in enumerate(masks):
+                if not mask:
                     self.zero = True
-            else:
-                pending.append((f, options, clauses))
+                elif mask & (mask - 1):
+                    free.append(i)
+                else:
+                    slot = mask.bit_length() - 1
+                    self.fixed[4 * f + i] = slot
+                    capacity[slot] -= 1
+            masks_of.append(masks)
+            free_of.append(tuple(free))
         if any(c < 0 for c in capacity):
             self.zero = True
         self.capacity = capacity
         # Slots that still have room become the DP dimensions, but one: every family's
         # free cards are all placed, so the use of the roomiest slot is implied by the
-        # others' (the family's free cards minus the rest), and the tables lose a
-        # dimension.  Entries that would overfill it cannot reach the full capacities.
+        # others', and the tables lose a dimension.
         room = [s for s in range(n_slots) if capacity[s] > 0]
         implied = max(room, key=lambda s: capacity[s]) if len(room) > 1 else None
-        dims = [s for s in room if s != implied]
-        self.dims = dims
+        self.dims = [s for s in room if s != implied]
         dim_of = [-1] * n_slots
-        for d, s in enumerate(dims):
+        for d, s in enumerate(self.dims):
             dim_of[s] = d
-        self.cap = tuple(capacity[s] for s in dims)
-        self.tables: list[FamilyTable] = []
-        self._free_of: list[list[int]] = []
-        for f, options, clauses in pending:
-            pruned = tuple(
-                tuple(o) if len(o) == 1 else tuple(s for s in o if capacity[s] > 0) for o in options
-            )
-            if any(not o for o in pruned):
-                self.zero = True
+        dim_key = tuple(dim_of)
+        room_mask = sum(1 << s for s in room)
+        # An empty set of dimensions is one dimension of capacity 0 (the tables have
+        # one entry): the kernel and the NumPy path need no special case.
+        self.cap: tuple[int, ...] = tuple(capacity[s] for s in self.dims) or (0,)
+        self.tables: list[FamilyPoly] = []
+        self.table_families: list[int] = []
+        memo = history.memo
+        if len(memo) > _MEMO_LIMIT:
+            memo.clear()
+        dead = history.dead_slots if all_dead else 0
+        for f in range(n_families):
+            if self.zero:
                 break
-            table = _family_table(
-                tuple(range(4 * f, 4 * f + 4)),
-                pruned,
-                clauses,
-                tuple(dim_of),
-                len(dims),
-                n_slots,
-                tuple(i for i, o in enumerate(options) if len(o) > 1),
-            )
-            if table is None:
+            masks = masks_of[f]
+            key = (f, history.family_stamps[f], masks, room_mask, dim_key, dead)
+            entry = memo.get(key, _MISSING)
+            if entry is _MISSING:
+                entry = self._family_entry(f, masks, free_of[f], room_mask, dim_key, dead)
+                memo[key] = entry
+            if entry is None:
                 self.zero = True
-                break
-            self.tables.append(table)
-            self._free_of.append([i for i, o in enumerate(options) if len(o) > 1])
+            elif isinstance(entry, FamilyPoly):
+                self.tables.append(entry)
+                self.table_families.append(f)
+        free_cards = sum(len(free_of[f]) for f in self.table_families)
         total_cards = sum(capacity[s] for s in room)
-        free_cards = sum(len(options) for options in self._free_of)
-        if free_cards != total_cards:
+        if not self.zero and free_cards != total_cards:
             self.zero = True
         bound = math.factorial(total_cards)
         for s in room:
             bound //= math.factorial(capacity[s])
-        self.dtype: type = np.int64 if bound < _INT64_SAFE else object
-        self._forward: list[np.ndarray] = []
+        self.bound = bound
+        self._origins: np.ndarray | None = None
+        self._origins_done = False
         self._backward: list[np.ndarray] | None = None
+        self._dead_worlds: WorldCounter | None = None
         # Worlds of the programme itself, before the "game goes on" correction below.
-        self.programme_count = 0 if self.zero else self._run_forward()
+        if self.zero:
+            self.programme_count = 0
+        elif marginals and (all_dead or not history.game_goes_on_with_dead_cards()):
+            # No dead-card correction to come: the marginals in the same run.
+            self.programme_count = self._run(list(range(len(self.tables))))
+            self._finish_origins()
+        else:
+            self.programme_count = self._run([])
         self.count = self.programme_count
         # While the game goes on, everyone knows some unexposed family can still be
         # completed (none of its cards lies face down out of play): subtract the worlds in
         # which every unexposed family has a dead card.  This one condition couples the
         # families, and inclusion-exclusion keeps the programme per family.
-        self._dead_worlds: WorldCounter | None = None
         if not all_dead and history.game_goes_on_with_dead_cards() and self.count:
             self._dead_worlds = WorldCounter(history, viewers, restrict, all_dead=True)
             self.count -= self._dead_worlds.count
 
-    # ----- dynamic programme --------------------------------------------------------
+    def _family_entry(
+        self,
+        f: int,
+        masks: tuple[int, int, int, int],
+        free: tuple[int, ...],
+        room_mask: int,
+        dim_key: tuple[int, ...],
+        dead: int,
+    ) -> FamilyPoly | str | None:
+        """A family's polynomial, ``_NO_FREE_CARD`` if its cards are all fixed (and its
+        clauses hold), or None if no assignment satisfies its clauses."""
+        history = self.history
+        family_clauses = tuple(history.clauses[f])
+        if dead and f not in history.exposed_families:
+            family_clauses += (Clause("some", (dead, dead, dead, dead)),)
+        # Free cards can only come from slots with room left.
+        options_masks = [m & room_mask if i in free else m for i, m in enumerate(masks)]
+        if not all(options_masks):
+            return None
+        n_dims = sum(1 for d in dim_key if d >= 0)
+        if USE_KERNEL and _kernel is not None and self.n_slots <= 62:
+            # The kernel enumerates at once; simplifying the clauses would cost more.
+            answer = _kernel.family_table(
+                tuple(options_masks),
+                tuple((_CLAUSE_KIND[c.kind], *c.conditions) for c in family_clauses),
+                sum(1 << i for i in free),
+                dim_key,
+                n_dims,
+                self.n_slots,
+            )
+            if answer is None:
+                return None
+            if not free:
+                return _NO_FREE_CARD
+            return _poly_from_kernel(
+                answer,
+                tuple(range(4 * f, 4 * f + 4)),
+                options_masks,
+                family_clauses,
+                free,
+                dim_key,
+                n_dims,
+                self.n_slots,
+            )
+        clauses = simplify_clauses(family_clauses, options_masks)
+        if clauses is None:
+            return None
+        options = tuple(
+            tuple(s for s in range(self.n_slots) if mask >> s & 1) for mask in options_masks
+        )
+        if not free:
+            return _NO_FREE_CARD if _satisfies(clauses, [o[0] for o in options]) else None
+        cards = tuple(range(4 * f, 4 * f + 4))
+        return _family_poly(cards, options, clauses, free, dim_key, n_dims, self.n_slots)
 
-    def _empty(self) -> np.ndarray:
-        shape = tuple(c + 1 for c in self.cap)
+    # ----- the programme ------------------------------------------------------------
+
+    def _width(self) -> str:
+        if self.bound < _NARROW:
+            return "narrow"
+        return "wide" if self.bound < _WIDE else "big"
+
+    def _use_kernel(self, width: str) -> bool:
         return (
-            np.zeros(shape, dtype=self.dtype)
-            if self.dtype is not object
-            else np.full(shape, 0, dtype=object)
+            USE_KERNEL
+            and _kernel is not None
+            and width != "big"
+            and len(self.cap) <= _MAX_KERNEL_DIMS
         )
 
-    def _unit(self) -> np.ndarray:
-        array = self._empty()
-        array[(0,) * len(self.cap)] = 1
-        return array
+    def _run(self, wanted: list[int], keep_backward: bool = False) -> int:
+        """Run the programme: the count, and for the tables at positions ``wanted`` their
+        cards' origin counts (into ``self._origins``); with ``keep_backward`` the
+        backward tables too (for sampling and enumeration)."""
+        width = self._width()
+        if keep_backward and width != "narrow":
+            width = "big"  # sampling reads Python integers from the tables
+        if self._use_kernel(width):
+            return self._run_kernel(wanted, width == "wide", keep_backward)
+        return self._run_numpy(wanted, width, keep_backward)
 
-    def _multiply(self, array: np.ndarray, table: FamilyTable) -> np.ndarray:
-        """``array`` times the family polynomial, truncated at the capacities."""
-        result = self._empty()
-        for vector, weight in zip(table.vectors, table.weights, strict=True):
-            if any(k > c for k, c in zip(vector, self.cap, strict=True)):
-                continue
-            target = tuple(slice(k, None) for k in vector)
-            source = tuple(slice(0, c + 1 - k) for k, c in zip(vector, self.cap, strict=True))
-            result[target] += weight * array[source]
-        return result
+    def _run_kernel(self, wanted: list[int], wide: bool, keep_backward: bool) -> int:
+        assert _kernel is not None
+        polys = [(t.vectors, t.weights) for t in self.tables]
+        requests = []
+        if wanted and not wide:
+            # The kernel writes each family's four rows straight into the table.
+            origins = self._origin_array(False)
+            for position in wanted:
+                table = self.tables[position]
+                first = table.cards[0]
+                requests.append((position, table.card_slot, origins[first : first + 4]))
+        elif wanted:
+            outputs = []
+            for position in wanted:
+                table = self.tables[position]
+                out = np.empty(2 * table.card_slot.shape[1], dtype=np.int64)
+                outputs.append(out)
+                requests.append((position, table.card_slot, out))
+        backward = None
+        if keep_backward:
+            size = math.prod(c + 1 for c in self.cap)
+            backward = np.empty((len(self.tables) + 1) * size, dtype=np.int64)
+        count = _kernel.programme(self.cap, polys, requests, wide, backward)
+        if backward is not None:
+            shape = tuple(c + 1 for c in self.cap)
+            self._backward = list(backward.reshape((len(self.tables) + 1, *shape)))
+        if wanted and wide:
+            origins = self._origin_array(True)
+            for position, out in zip(wanted, outputs, strict=True):
+                half = len(out) // 2
+                low = out[:half].view(np.uint64).astype(object)
+                high = out[half:].view(np.uint64).astype(object)
+                first = self.tables[position].cards[0]
+                origins[first : first + 4] = ((high << 64) | low).reshape(4, self.n_slots)
+        return int(count)
 
-    def _run_forward(self) -> int:
-        array = self._unit()
-        self._forward = [array]
-        for table in self.tables:
-            array = self._multiply(array, table)
-            self._forward.append(array)
-        return int(array[self.cap])
+    def _origin_array(self, wide: bool) -> np.ndarray:
+        if self._origins is None:
+            dtype: type = object if wide else np.int64
+            self._origins = np.zeros((len(self.history.deck), self.n_slots), dtype=dtype)
+        return self._origins
+
+    def _run_numpy(self, wanted: list[int], width: str, keep_backward: bool) -> int:
+        """The same programme in NumPy: int64 arithmetic (exact modulo 2^64, see the
+        module's text) for narrow counts, Python integers otherwise."""
+        dtype: type = np.int64 if width == "narrow" else object
+        shape = tuple(c + 1 for c in self.cap)
+
+        def unit() -> np.ndarray:
+            array = np.zeros(shape, dtype=dtype)
+            array[(0,) * len(shape)] = 1
+            return array
+
+        def multiply(array: np.ndarray, table: FamilyPoly) -> np.ndarray:
+            result = np.zeros(shape, dtype=dtype)
+            for vector, weight in zip(table.vector_tuples, table.weights.tolist(), strict=True):
+                if any(k > c for k, c in zip(vector, self.cap, strict=True)):
+                    continue
+                target = tuple(slice(k, None) for k in vector)
+                source = tuple(slice(0, c + 1 - k) for k, c in zip(vector, self.cap, strict=True))
+                result[target] += weight * array[source]
+            return result
+
+        with np.errstate(over="ignore"):
+            forward = [unit()]
+            for table in self.tables:
+                forward.append(multiply(forward[-1], table))
+            count = forward[-1][self.cap]
+            if not wanted and not keep_backward:
+                return int(count)
+            backward = [unit()]
+            first = 0 if keep_backward else min(wanted)
+            for table in reversed(self.tables[first:]):
+                backward.append(multiply(backward[-1], table))
+            backward.reverse()  # backward[i]: the tables from position first + i on
+            if keep_backward:
+                self._backward = backward
+            origins = self._origin_array(width != "narrow")
+            for position in wanted:
+                table = self.tables[position]
+                head = forward[position]
+                tail = backward[position + 1 - first][tuple(slice(None, None, -1) for _ in shape)]
+                rest = []
+                for vector in table.vector_tuples:
+                    if any(k > c for k, c in zip(vector, self.cap, strict=True)):
+                        rest.append(0)
+                        continue
+                    upto = tuple(slice(0, c + 1 - k) for k, c in zip(vector, self.cap, strict=True))
+                    start = tuple(slice(k, None) for k in vector)
+                    rest.append((head[upto] * tail[start]).sum())
+                rest_array = np.array(rest, dtype=dtype)
+                values = rest_array @ table.card_slot.astype(dtype)
+                origins[list(table.cards)] = values.reshape(4, self.n_slots)
+        return int(count)
 
     def _run_backward(self) -> list[np.ndarray]:
+        """The backward tables: entry ``[i][v]`` counts the ways of tables ``i..`` to use
+        exactly ``v``."""
         if self._backward is None:
-            array = self._unit()
-            backward = [array]
-            for table in reversed(self.tables):
-                array = self._multiply(array, table)
-                backward.append(array)
-            backward.reverse()
-            # backward[i]: ways for tables i.. to use exactly a given vector
-            self._backward = backward
+            if self.zero:
+                shape = tuple(c + 1 for c in self.cap)
+                self._backward = [
+                    np.zeros(shape, dtype=np.int64) for _ in range(len(self.tables) + 1)
+                ]
+            else:
+                self._run([], keep_backward=True)
+        assert self._backward is not None
         return self._backward
 
-    def _rest(self, index: int) -> list[int]:
-        """For each usage vector of table ``index``: the number of ways the other
-        families fill the remaining capacity."""
-        forward = self._forward[index]
-        backward = self._run_backward()[index + 1]
-        flipped = backward[tuple(slice(None, None, -1) for _ in self.cap)]
-        rest = []
-        for vector in self.tables[index].vectors:
-            if any(k > c for k, c in zip(vector, self.cap, strict=True)):
-                rest.append(0)
-                continue
-            head = tuple(slice(0, c + 1 - k) for k, c in zip(vector, self.cap, strict=True))
-            tail = tuple(slice(k, c + 1) for k, c in zip(vector, self.cap, strict=True))
-            rest.append(int((forward[head] * flipped[tail]).sum()))
-        return rest
-
     # ----- answers ------------------------------------------------------------------
+
+    def origin_table(self) -> np.ndarray:
+        """``[n_cards, n_slots]`` exact counts of the worlds in which each card came from
+        each slot: int64 when every count fits, else Python ints (object array).  The
+        array is shared: copy it before changing it."""
+        if self._origins is not None and self._origins_done:
+            return self._origins
+        n_cards = len(self.history.deck)
+        if self.zero or self.count == 0:
+            self._origins = np.zeros((n_cards, self.n_slots), dtype=np.int64)
+            self._origins_done = True
+        else:
+            self._origins = None
+            self._run(list(range(len(self.tables))))
+            self._finish_origins()
+        assert self._origins is not None
+        return self._origins
+
+    def _finish_origins(self) -> None:
+        origins = self._origin_array(self._width() != "narrow")
+        for card, slot in self.fixed.items():
+            origins[card, slot] = self.programme_count
+        if self._dead_worlds is not None:
+            dead = self._dead_worlds.origin_table()
+            if dead.dtype != origins.dtype:
+                origins, dead = origins.astype(object), dead.astype(object)
+            origins = origins - dead
+        self._origins = origins
+        self._origins_done = True
 
     def origin_counts(self) -> np.ndarray:
         """``[n_cards, n_slots]`` exact counts (Python ints, object array) of the worlds in
         which each card came from each slot."""
-        counts = np.zeros((len(self.history.deck), self.n_slots), dtype=object)
-        if self.zero or self.count == 0:
-            return counts
-        if self._dead_worlds is not None:
-            return self._origin_counts_all() - self._dead_worlds.origin_counts()
-        return self._origin_counts_all()
-
-    def _origin_counts_all(self) -> np.ndarray:
-        counts = np.zeros((len(self.history.deck), self.n_slots), dtype=object)
-        for card, slot in self.fixed.items():
-            counts[card, slot] = self.programme_count
-        for index, table in enumerate(self.tables):
-            rest = self._rest(index)
-            acc = np.zeros((4, self.n_slots), dtype=object)
-            for per_card, ways in zip(table.card_slot, rest, strict=True):
-                if ways:
-                    acc += per_card.astype(object) * ways
-            counts[list(table.cards)] = acc
-        return counts
+        return self.origin_table().astype(object)
 
     def sample(self, rng: np.random.Generator) -> dict[int, int]:
         """One world drawn exactly uniformly: card -> origin slot."""
@@ -380,26 +725,28 @@ class WorldCounter:
     def _sample_all(self, rng: np.random.Generator) -> dict[int, int]:
         backward = self._run_backward()
         origins = dict(self.fixed)
-        remaining = self.cap
+        remaining = np.array(self.cap, dtype=np.int64)
         for index, table in enumerate(self.tables):
             after = backward[index + 1]
-            weights = []
-            for vector, group in zip(table.vectors, table.assignments, strict=True):
-                left = tuple(r - k for r, k in zip(remaining, vector, strict=True))
-                weights.append(len(group) * int(after[left]) if min(left, default=0) >= 0 else 0)
+            left = remaining - table.vectors
+            ok = (left >= 0).all(axis=1)
+            weights = [0] * len(table.weights)
+            for j in np.flatnonzero(ok).tolist():
+                weights[j] = int(table.weights[j]) * int(after[tuple(left[j])])
             pick = _uniform_below(sum(weights), rng)
             for j, w in enumerate(weights):
                 if pick < w:
                     group = table.assignments[j]
                     chosen = group[pick % len(group)]
-                    remaining = tuple(
-                        r - k for r, k in zip(remaining, table.vectors[j], strict=True)
-                    )
+                    remaining = left[j]
                     for card, slot in zip(table.cards, chosen, strict=True):
                         origins[card] = slot
                     break
                 pick -= w
         return origins
+
+
+_MISSING = object()
 
 
 def _uniform_below(bound: int, rng: np.random.Generator) -> int:

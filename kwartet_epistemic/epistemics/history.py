@@ -32,6 +32,8 @@ This is what makes exact counting a dynamic programme over families.
 
 from __future__ import annotations
 
+import copy
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -56,6 +58,10 @@ __all__ = ["Clause", "PublicHistory", "PrivateInfo", "private_info"]
 EXPOSED = "exposed"
 IGNORED = -2
 """A clause condition for a card that the clause does not concern."""
+
+
+_STAMPS = itertools.count(1)
+"""Stamps name the constraint states of families, unique across all histories."""
 
 
 class InconsistentRecordError(KwartetError):
@@ -133,6 +139,11 @@ class PublicHistory:
         self._dirty_families: set[int] = set(range(deck.n_families))
         self._dealt = False
         self.version = 0  # bumped whenever a constraint changes
+        # family_stamps[f] changes whenever family f's constraints (its cards' allowed
+        # origins, its clauses) change, and names that state uniquely; the counting
+        # engine keeps its per-family tables in ``memo`` under it.
+        self.family_stamps: list[int] = [next(_STAMPS) for _ in deck.families]
+        self.memo: dict[tuple[object, ...], object] = {}
         self.game_over = False
 
     # ----- queries ------------------------------------------------------------------
@@ -159,6 +170,37 @@ class PublicHistory:
     def game_goes_on_with_dead_cards(self) -> bool:
         """Whether the fact "the game is not over" constrains where dead cards lie."""
         return bool(self.dead_slots) and self._dealt and not self.game_over
+
+    def copy(self) -> PublicHistory:
+        """An independent copy (for hypothetical events); it shares the counting
+        engine's memo, which is keyed by stamps that only one constraint state has."""
+        twin = copy.copy(self)
+        for name in ("capacity", "allowed", "location", "slot_owner", "draw_slots"):
+            setattr(twin, name, list(getattr(self, name)))
+        twin._names = list(self._names)
+        twin.clauses = [set(c) for c in self.clauses]
+        twin.exposed_families = dict(self.exposed_families)
+        twin.reach = dict(self.reach)
+        twin._dirty_families = set(self._dirty_families)
+        twin.family_stamps = list(self.family_stamps)
+        return twin
+
+    def family_changed(self, f: int) -> None:
+        """Mark family ``f``'s constraints as changed (for code that edits ``allowed`` or
+        ``clauses`` directly rather than through events)."""
+        self.family_stamps[f] = next(_STAMPS)
+        self.version += 1
+
+    def lacks(self, player: str, card: Card | str) -> None:
+        """Add the public fact that ``player`` does not hold ``card`` now."""
+        self._lacks(player, self.deck.card(card).index)
+
+    def holds_one_of(self, player: str, family: int) -> None:
+        """Add the public fact that ``player`` holds at least one card of ``family`` now
+        (what an ask announces)."""
+        conditions = tuple(self._condition(x.index, player) for x in self.deck.family_cards(family))
+        if not any(cond == -1 for cond in conditions):
+            self._add_clause(family, Clause("some", conditions))  # type: ignore[arg-type]
 
     # ----- updates ------------------------------------------------------------------
 
@@ -196,7 +238,7 @@ class PublicHistory:
             self._dealt = True
             self._dirty = True
             self._dirty_families.update(range(self.deck.n_families))
-            self.version += 1
+            self._all_families_changed()
             return
         if not self._dealt:
             raise InconsistentRecordError("the record must start with the deal")
@@ -229,7 +271,7 @@ class PublicHistory:
             self.draw_slots.append(slot)
             self._dirty = True
             self._dirty_families.update(range(self.deck.n_families))
-            self.version += 1
+            self._all_families_changed()
             return
         # Every other event but an exposure happens in a settled state: nobody holds an
         # unexposed complete family (it would have been laid down).  An exposure follows
@@ -258,6 +300,7 @@ class PublicHistory:
                     )
                 self.location[c] = EXPOSED
             self.exposed_families[f] = event.player
+            self.family_stamps[f] = next(_STAMPS)
             self.version += 1
         elif kind is MiddleCardTurned:
             assert isinstance(event, MiddleCardTurned)
@@ -281,6 +324,11 @@ class PublicHistory:
                     self._restrict(card.index, piles)
                     self.location[card.index] = "face down"
 
+    def _all_families_changed(self) -> None:
+        for f in range(len(self.family_stamps)):
+            self.family_stamps[f] = next(_STAMPS)
+        self.version += 1
+
     def _need(self, slot: int, what: str) -> int:
         if slot < 0:
             raise InconsistentRecordError(f"the record has a {what} but the rules do not")
@@ -290,6 +338,7 @@ class PublicHistory:
         new = self.allowed[c] & mask
         if new != self.allowed[c]:
             self.allowed[c] = new
+            self.family_stamps[c // 4] = next(_STAMPS)
             self.version += 1
         if not new:
             raise InconsistentRecordError(
@@ -366,6 +415,7 @@ class PublicHistory:
             return  # the player surely holds none of them
         if clause not in self.clauses[f]:
             self.clauses[f].add(clause)
+            self.family_stamps[f] = next(_STAMPS)
             self.version += 1
 
 

@@ -111,8 +111,11 @@ class EpistemicState:
         record = self._record()
         seen = self._history.events_seen
         if seen < len(record):
-            self._history.extend(event.public() for event in record[seen:])
-            self._private.clear()
+            new = record[seen:]
+            self._history.extend(event.public() for event in new)
+            # A player's dealt hand never changes; only a draw adds to what they know.
+            if any(type(event) is Drew for event in new):
+                self._private.clear()
 
     def _info(self, player: str) -> PrivateInfo:
         if player not in self.players:
@@ -140,7 +143,7 @@ class EpistemicState:
         cached = self._counters.get(key)
         if cached is None or cached[0] != version:
             infos = [self._info(p) for p in key]
-            counter = WorldCounter(self._history, infos)
+            counter = WorldCounter(self._history, infos, marginals=True)
             self._counters[key] = (version, counter)
             return counter
         return cached[1]
@@ -198,20 +201,26 @@ class EpistemicState:
             return result
         if self.engine == "symbolic":
             return self._symbolic().location_counts(player)
+        table, _ = self._location_table(player)
+        return table.astype(object)
+
+    def _location_table(self, player: str | None) -> tuple[np.ndarray, int]:
+        """The counting engine's location counts (int64 where every count fits, else
+        Python ints) and the number of worlds they count."""
         counter = self._counter(() if player is None else (player,))
-        origin = counter.origin_counts()
+        origin = counter.origin_table()
         history = self._history
-        result = np.zeros((len(self.deck), len(self.players)), dtype=object)
-        column = {p: i for i, p in enumerate(self.players)}
-        for c in range(len(self.deck)):
-            where = history.location[c]
-            if where is None:
-                for slot, owner in enumerate(history.slot_owner):
-                    if owner is not None and origin[c, slot]:
-                        result[c, column[owner]] += origin[c, slot]
-            elif where in column:
-                result[c, column[where]] = counter.count
-        return result
+        owners = np.zeros((len(history.slot_owner), len(self.players)), dtype=origin.dtype)
+        for slot, owner in enumerate(history.slot_owner):
+            if owner is not None:
+                owners[slot, self.players.index(owner)] = 1
+        result = origin @ owners
+        for c, where in enumerate(history.location):
+            if where is not None:
+                result[c] = 0
+                if where in self.players:
+                    result[c, self.players.index(where)] = counter.count
+        return result, counter.count
 
     def location_probabilities(self, player: str | None = None) -> np.ndarray:
         """``[n_cards, n_players]``: ``player``'s exact probability (uniform over their
@@ -223,10 +232,15 @@ class EpistemicState:
         >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
         ((32, 4), True)
         """
-        counts = self.location_counts(player)
-        total = self.count_worlds(player)
+        if self.engine in ("auto", "counting"):
+            counts, total = self._location_table(player)
+        else:
+            counts, total = self.location_counts(player), self.count_worlds(player)
         if total == 0:
             raise KwartetError("no world is consistent with the record")
+        if counts.dtype != object and total < 1 << 53:
+            # Both exactly representable: one correctly rounded division, as int / int.
+            return counts.astype(np.float64) / float(total)
         return np.array(
             [[int(x) / total for x in row] for row in counts], dtype=np.float64
         ).reshape(counts.shape)
@@ -255,7 +269,7 @@ class EpistemicState:
         elif self.engine == "symbolic":
             slots = self._symbolic().possible_origins(player, c)
         else:
-            origin = self._counter((player,)).origin_counts()[c]
+            origin = self._counter((player,)).origin_table()[c]
             slots = {s for s in range(len(origin)) if origin[s]}
         places = {history.slot_owner[s] or history.slot_names[s] for s in slots}
         return places.pop() if len(places) == 1 else None

@@ -110,12 +110,20 @@ def _indices(mask: int) -> tuple[int, ...]:
     >>> _indices(0b1011 | 1 << 40)
     (0, 1, 3, 40)
     """
+    table = _BYTE_BITS
+    if mask >> 32 == 0:  # up to 32 cards, the default deck: no loop at all
+        return (
+            table[0][mask & 255]
+            + table[1][mask >> 8 & 255]
+            + table[2][mask >> 16 & 255]
+            + table[3][mask >> 24]
+        )
     found: tuple[int, ...] = ()
     k = 0
     while mask:
         byte = mask & 255
         if byte:
-            found += _BYTE_BITS[k][byte] if k < 8 else tuple(8 * k + i for i in _bits(byte))
+            found += table[k][byte] if k < 8 else tuple(8 * k + i for i in _bits(byte))
         mask >>= 8
         k += 1
     return found
@@ -123,14 +131,32 @@ def _indices(mask: int) -> tuple[int, ...]:
 
 def _picker(mask: int) -> Callable[[Sequence[Ask]], Sequence[Ask]]:
     """A function taking the entries of ``mask``'s set bits from a per-card row, in order
-    (``operator.itemgetter`` does it in C, but returns a bare item for one index)."""
+    (``operator.itemgetter`` does it in C, but returns a bare item for one index).
+
+    >>> _picker(0b0110)("abcd"), _picker(0b1000)("abcd")
+    (('b', 'c'), ('d',))
+    """
+    pick = _PICKERS.get(mask)
+    if pick is not None:
+        return pick
     indices = _indices(mask)
     if len(indices) > 1:
-        return itemgetter(*indices)
-    if indices:
+        pick = itemgetter(*indices)
+    elif indices:
         (only,) = indices
-        return lambda row: (row[only],)
-    return lambda row: ()
+        pick = lambda row: (row[only],)  # noqa: E731
+    else:
+        pick = lambda row: ()  # noqa: E731
+    if len(_PICKERS) >= _MAX_PICKERS:
+        _PICKERS.clear()
+    _PICKERS[mask] = pick
+    return pick
+
+
+# Pickers by mask: about half of all legal_asks calls meet a mask seen among the last few
+# thousand (a lone family's missing cards, say), whatever the deck or seating.
+_PICKERS: dict[int, Callable[[Sequence[Ask]], Sequence[Ask]]] = {}
+_MAX_PICKERS = 4096
 
 
 class _Tables:
@@ -150,9 +176,10 @@ class _Tables:
         "players",
         "seat",
         "family_masks",
-        "_asks",
+        "rows",
         "said",
         "passes",
+        "plain_turns",
         "emptied",
         "exposures",
         "draws",
@@ -165,24 +192,28 @@ class _Tables:
         self.players = players
         self.seat = {p: i for i, p in enumerate(players)}
         self.family_masks = tuple(_family_mask(c.family_index) for c in deck.cards)
-        self._asks: list[tuple[tuple[Ask, ...], ...] | None] = [None] * len(players)
+        # rows[seat][target seat][card index]: every ask seat could make (() for itself).
+        self.rows: list[tuple[tuple[Ask, ...], ...] | None] = [None] * len(players)
         # (card index, asker, target, answer) packed in an int -> (events, record action);
         # Game._resolve_ask fills it from make_said.
         self.said: dict[int, tuple[tuple[Event, ...], tuple[Any, ...]]] = {}
         self.passes: dict[tuple[int, str, tuple[str, ...]], TurnPassed] = {}
+        # The usual passes, nobody passed over: by reason, then by seat.
+        self.plain_turns = {
+            reason: tuple(TurnPassed(p, reason) for p in players)
+            for reason in ("start", "turn", "refusal")
+        }
         self.emptied = tuple(HandEmptied(p) for p in players)
         self.exposures: dict[tuple[int, int], QuartetExposed] = {}
         self.draws: dict[tuple[int, int], tuple[Drew, Drew]] = {}
 
-    def asks(self, seat: int) -> tuple[tuple[Ask, ...], ...]:
-        """Every ask ``seat`` could make, by target seat and card index (empty for itself)."""
-        rows = self._asks[seat]
-        if rows is None:
-            me = self.players[seat]
-            rows = self._asks[seat] = tuple(
-                () if target == me else tuple(Ask(me, target, card) for card in self.cards)
-                for target in self.players
-            )
+    def build_rows(self, seat: int) -> tuple[tuple[Ask, ...], ...]:
+        """Fill ``rows[seat]`` on first use."""
+        me = self.players[seat]
+        rows = self.rows[seat] = tuple(
+            () if target == me else tuple(Ask(me, target, card) for card in self.cards)
+            for target in self.players
+        )
         return rows
 
     def make_said(
@@ -323,7 +354,7 @@ class PlayerView:
         if seat is None or len(tables.seat) != len(players):  # not a seating a game makes
             cards = [deck.cards[i] for i in _indices(wanted)]
             return [Ask(self.player, p, c) for p in self._targets() for c in cards]
-        rows = tables.asks(seat)
+        rows = tables.rows[seat] or tables.build_rows(seat)
         pick = _picker(wanted)
         asks: list[Ask] = []
         for target in self._targets():
@@ -830,8 +861,9 @@ class Game:
             return []
         # The shared Ask objects of this seat, picked by the askable-card mask kept with
         # the turn: no Ask is built here.
-        rows = self._tables.asks(seat)
-        pick = _picker(self._wanted)
+        tables = self._tables
+        rows = tables.rows[seat] or tables.build_rows(seat)
+        pick = _PICKERS.get(self._wanted) or _picker(self._wanted)
         asks: list[Ask] = []
         for target_seat, hand in enumerate(self._hands):
             if hand and target_seat != seat:
@@ -855,7 +887,9 @@ class Game:
         target, nth = divmod(k, n_cards)
         for _ in range(nth):
             wanted &= wanted - 1
-        return self._tables.asks(seat)[targets[target]][(wanted & -wanted).bit_length() - 1]
+        tables = self._tables
+        rows = tables.rows[seat] or tables.build_rows(seat)
+        return rows[targets[target]][(wanted & -wanted).bit_length() - 1]
 
     def _legal_targets_and_cards(self) -> tuple[list[str], list[Card]]:
         seat = self._to_move
@@ -986,17 +1020,6 @@ class Game:
                 self._emit(tables.emptied[target_seat])
             if not hand:
                 self._emit(tables.emptied[seat])
-            elif self._unfinished and len(hands) - hands.count(0) > 1:
-                # The usual yes: the asker keeps the turn if some card is still askable
-                # (_first_mover's test for this one seat; no event, as no turn passes).
-                spread = hand | hand >> 1
-                spread |= spread >> 2
-                wanted = (spread & self._nibble_ones) * 0b1111 & ~self._blocked
-                if not self.rules.bluffing:
-                    wanted &= ~hand
-                if wanted:
-                    self._wanted = wanted
-                    return
             self._settle_turn(seat, "")
             return
         next_seat = (
@@ -1109,6 +1132,26 @@ class Game:
         only cards of families that can no longer be asked for), to the next player
         clockwise who can.  If nobody can ask, the player due draws from the stock.  End
         the game when no quartet can be completed any more."""
+        hands = self._hands
+        hand = hands[seat]
+        if hand and self._unfinished and len(hands) - hands.count(0) > 1:
+            # Fast path, the usual case after any ask: ``seat`` itself can ask.  This is
+            # _first_mover's test for that one seat, and what the general case below does
+            # when its candidate is ``seat``.
+            spread = hand | hand >> 1
+            spread |= spread >> 2
+            wanted = (spread & self._nibble_ones) * 0b1111 & ~self._blocked
+            if not self.rules.bluffing:
+                wanted &= ~hand
+            if wanted:
+                self._wanted = wanted
+                if seat != self._to_move or reason == "refusal":
+                    self._to_move = seat
+                    self._turned_this_turn = False
+                    event = self._tables.plain_turns[reason or "turn"][seat]
+                    self._events.append(event)
+                    self._public.append(event)
+                return
         n = len(self.players)
         while True:
             if not self._unfinished:

@@ -22,6 +22,7 @@ from typing import Any, Literal, cast
 from kwartet_epistemic.errors import ModelError
 
 __all__ = [
+    "SMALL_CACHE",
     "BackendName",
     "available_backends",
     "and_exists",
@@ -32,6 +33,9 @@ __all__ = [
 ]
 
 BackendName = Literal["auto", "cudd", "autoref"]
+
+# The computed-table size that knowledge structures start their own CUDD managers with.
+SMALL_CACHE = 1 << 12
 
 # Counts up to this many variables are exact in CUDD's double-precision count: every
 # intermediate value is an integer times a power of two below 2**53.
@@ -54,14 +58,22 @@ def available_backends() -> tuple[str, ...]:
     return ("cudd", "autoref") if _cudd_module() is not None else ("autoref",)
 
 
-def new_manager(backend: str = "auto") -> Any:
+def new_manager(backend: str = "auto", *, initial_cache_size: int | None = None) -> Any:
     """A fresh BDD manager with automatic variable reordering switched off.
 
     ``"auto"`` picks CUDD when ``dd.cudd`` can be imported, else ``dd.autoref``.
     Reordering is off because the callers choose a good static order and reordering
     in the middle of a fixpoint costs more than it saves on these problems.
 
+    ``initial_cache_size`` is the number of slots CUDD's computed table starts with
+    (``None``: dd's default, 262,144).  CUDD enlarges the table by itself while its hit
+    rate is high, so a small start loses little on large problems and saves the 5 to
+    20 ms that setting up the default table takes on these machines, which is most of
+    the time of a small problem.  The pure-Python backend ignores it.
+
     >>> new_manager("autoref").configure()["reordering"]
+    False
+    >>> new_manager(initial_cache_size=SMALL_CACHE).configure()["reordering"]
     False
     """
     if backend not in ("auto", "cudd", "autoref"):
@@ -69,7 +81,7 @@ def new_manager(backend: str = "auto") -> Any:
     if backend in ("auto", "cudd"):
         cudd = _cudd_module()
         if cudd is not None:
-            manager = cudd.BDD()
+            manager = cudd.BDD() if initial_cache_size is None else _small_cudd(initial_cache_size)
             manager.configure(reordering=False)
             return manager
         if backend == "cudd":
@@ -78,6 +90,15 @@ def new_manager(backend: str = "auto") -> Any:
     manager = autoref.BDD()
     manager.configure(reordering=False)
     return manager
+
+
+def _small_cudd(initial_cache_size: int) -> Any:
+    cudd = importlib.import_module("dd.cudd")
+    if isinstance(initial_cache_size, bool) or not isinstance(initial_cache_size, int):
+        raise ModelError(f"initial_cache_size {initial_cache_size!r}: expected an integer")
+    if initial_cache_size < 1:
+        raise ModelError(f"initial_cache_size {initial_cache_size}: expected at least 1")
+    return cudd.BDD(cudd.DEFAULT_MEMORY, initial_cache_size)
 
 
 def backend_of(manager: Any) -> str:

@@ -33,7 +33,7 @@ import copy
 import difflib
 import functools
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
@@ -64,6 +64,7 @@ from kwartet_epistemic.logic.formula import (
 )
 from kwartet_epistemic.logic.parser import as_formula
 from kwartet_epistemic.symbolic.backend import (
+    SMALL_CACHE,
     and_exists_function,
     backend_of,
     exact_count,
@@ -111,93 +112,164 @@ _OPCODES: dict[type, int] = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class _Program:
-    """A formula as a DAG of distinct subformulas, numbered children first.
+class _FormulaTable:
+    """Every distinct subformula met so far, numbered children first (hash-consing).
 
-    ``nodes[i]`` is a representative of subformula i, ``opcodes[i]`` its operation and
-    ``children[i]`` the numbers of its parts (in the order of ``args``); the root is
-    the last number.  Equal subtrees share a number, so each is evaluated once per law.
+    ``nodes[i]`` is a representative of subformula i, ``opcodes[i]`` its operation,
+    ``children[i]`` the numbers of its parts (in the order of ``args``), ``static[i]``
+    whether it contains no announcement and ``agents[i]`` the agents it names.  Equal
+    subtrees share a number, also across formulas: a part that many formulas share (a
+    goal asked after many announcements, one side of many conjunctions) is translated
+    once, and formula objects seen before are found by identity without a walk.
 
-    ``static[i]`` says that subformula i contains no announcement, so all of it is
-    evaluated under one law: in a single pass over its numbers in increasing order
-    (children come first), which ``segments`` remembers per static subformula that
-    sits below an announcement.
+    Keys are shallow (a node's class, its other fields and its children's numbers),
+    so numbering is linear even when equal subtrees are distinct objects, where
+    comparing formulas structurally can cost far more.  The table keeps the formulas
+    it has seen alive (so their ``id()`` stays theirs); :func:`_program_of` starts a
+    new table when this one grows past ``_TABLE_LIMIT``.
     """
 
-    nodes: tuple[Formula, ...]
-    opcodes: tuple[int, ...]
-    children: tuple[tuple[int, ...], ...]
-    agents: frozenset[str]
-    static: tuple[bool, ...]
-    segments: dict[int, tuple[int, ...]] = field(default_factory=dict, compare=False)
+    def __init__(self) -> None:
+        self.nodes: list[Formula] = []
+        self.opcodes: list[int] = []
+        self.children: list[tuple[int, ...]] = []
+        self.static: list[bool] = []
+        self.agents: list[frozenset[str]] = []
+        self.numbers: dict[int, tuple[Formula, int]] = {}  # id(node) -> (node, number)
+        self.keys: dict[tuple[Any, ...], int] = {}
+        self.segments: dict[int, tuple[int, ...]] = {}
+        self.weight = 0  # numbers held in remembered segments
+
+    def number(self, root: Formula) -> int:
+        """The number of ``root``, numbering its new subformulas first (no recursion)."""
+        numbers, keys = self.numbers, self.keys
+        nodes, opcodes, children = self.nodes, self.opcodes, self.children
+        static, agents = self.static, self.agents
+        stack: list[tuple[Formula, bool]] = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if id(node) in numbers:
+                continue
+            if not expanded:
+                stack.append((node, True))
+                stack.extend((child, False) for child in node.args if id(child) not in numbers)
+                continue
+            kind = type(node)
+            opcode = _OPCODES.get(kind)
+            if opcode is None:
+                raise ModelError(f"unsupported formula type {kind.__name__}: {node!r}")
+            names = _FIELD_NAMES.get(kind)
+            if names is None:
+                names = _FIELD_NAMES.setdefault(
+                    kind, tuple(f.name for f in fields(node) if not f.name.startswith("_"))
+                )
+            key = (kind,) + tuple(
+                ("f", numbers[id(value)][1]) if isinstance(value, Formula) else value
+                for value in (getattr(node, name) for name in names)
+            )
+            number = keys.get(key)
+            if number is None:
+                number = keys[key] = len(nodes)
+                parts = tuple(numbers[id(child)][1] for child in node.args)
+                nodes.append(node)
+                opcodes.append(opcode)
+                children.append(parts)
+                static.append(opcode < _ANNOUNCE and all(static[part] for part in parts))
+                agents.append(_agents_of(node, [agents[part] for part in parts]))
+            numbers[id(node)] = (node, number)
+        return numbers[id(root)][1]
 
     def segment(self, number: int) -> tuple[int, ...]:
-        """The numbers of the subformulas of subformula ``number``, in increasing order."""
+        """The numbers of subformula ``number`` and of its subformulas, increasing."""
         found = self.segments.get(number)
         if found is None:
             seen = {number}
             stack = [number]
+            children = self.children
             while stack:
-                for child in self.children[stack.pop()]:
+                for child in children[stack.pop()]:
                     if child not in seen:
                         seen.add(child)
                         stack.append(child)
             found = self.segments[number] = tuple(sorted(seen))
+            self.weight += len(found)
         return found
+
+    def size(self) -> int:
+        """A measure of the memory held: nodes, identities and remembered segments."""
+        return len(self.numbers) + len(self.nodes) + self.weight
+
+
+_NO_AGENTS: frozenset[str] = frozenset()
+
+
+def _agents_of(node: Formula, parts: list[frozenset[str]]) -> frozenset[str]:
+    """The agents named in ``node``, given those named in its parts (sharing sets)."""
+    if isinstance(node, K | M | Kw):
+        own: frozenset[str] = frozenset((node.agent,))
+    elif isinstance(node, E | C | D):
+        own = frozenset(node.group)
+    else:
+        own = _NO_AGENTS
+    merged = own
+    for found in parts:
+        if found is not merged and not found <= merged:
+            merged = found if merged <= found else merged | found
+    return merged
+
+
+@dataclass(frozen=True)
+class _Program:
+    """A formula to evaluate: its number in a :class:`_FormulaTable` and that table.
+
+    ``static[i]`` says that subformula i contains no announcement, so all of it is
+    evaluated under one law, in a single pass over ``segment(i)`` (children come
+    first in the numbering).
+    """
+
+    table: _FormulaTable
+    root: int
+    agents: frozenset[str]
+    nodes: list[Formula]
+    opcodes: list[int]
+    children: list[tuple[int, ...]]
+    static: list[bool]
+
+    def segment(self, number: int) -> tuple[int, ...]:
+        """The numbers of subformula ``number`` and of its subformulas, increasing."""
+        return self.table.segment(number)
+
+
+# A fresh table is started past this size (counted in numbers held, see size()).
+_TABLE_LIMIT = 1 << 21
+_TABLE = _FormulaTable()
 
 
 def _compile(root: Formula) -> _Program:
-    """Number the distinct subformulas of ``root`` bottom-up, without recursion.
+    """The program of ``root``: its subformulas numbered in the current table.
 
-    Keys are shallow (a node's class, its other fields and its children's numbers),
-    so the pass is linear even when equal subtrees are distinct objects, where
-    comparing formulas structurally can cost far more.
+    >>> from kwartet_epistemic.logic import parse
+    >>> first, second = _compile(parse("K_a p & q")), _compile(parse("q | K_a p"))
+    >>> first.table is second.table, sorted(second.agents)
+    (True, ['a'])
+    >>> # K_a p is translated once: the second formula's part has the same number
+    >>> first.children[first.root][0] == second.children[second.root][1]
+    True
     """
-    numbers: dict[int, int] = {}  # id() of node objects, alive as long as root is
-    table: dict[tuple[Any, ...], int] = {}
-    nodes: list[Formula] = []
-    opcodes: list[int] = []
-    children: list[tuple[int, ...]] = []
-    agents: set[str] = set()
-    static: list[bool] = []
-    stack: list[tuple[Formula, bool]] = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if id(node) in numbers:
-            continue
-        if not expanded:
-            stack.append((node, True))
-            stack.extend((child, False) for child in node.args if id(child) not in numbers)
-            continue
-        kind = type(node)
-        opcode = _OPCODES.get(kind)
-        if opcode is None:
-            raise ModelError(f"unsupported formula type {kind.__name__}: {node!r}")
-        names = _FIELD_NAMES.get(kind)
-        if names is None:
-            names = _FIELD_NAMES.setdefault(
-                kind, tuple(f.name for f in fields(node) if not f.name.startswith("_"))
-            )
-        key = (kind,) + tuple(
-            ("f", numbers[id(value)]) if isinstance(value, Formula) else value
-            for value in (getattr(node, name) for name in names)
-        )
-        number = table.get(key)
-        if number is None:
-            number = table[key] = len(nodes)
-            nodes.append(node)
-            opcodes.append(opcode)
-            parts = tuple(numbers[id(child)] for child in node.args)
-            children.append(parts)
-            static.append(opcode < _ANNOUNCE and all(static[part] for part in parts))
-            if isinstance(node, K | M | Kw):
-                agents.add(node.agent)
-            elif isinstance(node, E | C | D):
-                agents.update(node.group)
-        numbers[id(node)] = number
-    # No proper subtree equals the whole tree, so the root got the last number.
-    return _Program(tuple(nodes), tuple(opcodes), tuple(children), frozenset(agents), tuple(static))
+    global _TABLE
+    if _TABLE.size() > _TABLE_LIMIT:
+        _TABLE = _FormulaTable()  # programs made before keep the old table alive
+    table = _TABLE
+    number = table.number(root)
+    return _Program(
+        table,
+        number,
+        table.agents[number],
+        table.nodes,
+        table.opcodes,
+        table.children,
+        table.static,
+    )
 
 
 class _RecentByIdentity:
@@ -555,10 +627,10 @@ class BddKnowledgeStructure:
                     f"unknown agent {agent!r} in {str(root)!r}: expected one of "
                     f"{sorted(self._unobserved)}"
                 )
-        root_number = len(program.nodes) - 1
+        root_number = program.root
         if program.static[root_number]:
-            values: list[Bdd] = [None] * len(program.nodes)
-            self._run_static(program, range(len(program.nodes)), law, values)
+            values: dict[int, Bdd] = {}
+            self._run_static(program, program.segment(root_number), law, values)
             return values[root_number]
         cache: dict[tuple[int, Bdd], Bdd] = {}
         needed: list[tuple[int, Bdd]] = []
@@ -723,7 +795,9 @@ class KnowledgeStructure(BddKnowledgeStructure):
             ``"cudd"`` or ``"autoref"``.  Ignored when ``manager`` or a BDD law is
             given.
         order: another BDD variable order for the vocabulary (a permutation of it).
-        manager: a ``dd`` manager to share with other structures.
+        manager: a ``dd`` manager to share with other structures.  Without one the
+            structure makes its own (a CUDD one starts with a small computed table,
+            which CUDD enlarges as the work needs).
 
     A state is the frozenset of its true atoms.
 
@@ -760,7 +834,8 @@ class KnowledgeStructure(BddKnowledgeStructure):
         if law_is_bdd and manager is None:
             manager = getattr(law, "bdd", None)
         if manager is None:
-            manager = new_manager(backend)
+            # CUDD grows its computed table as needed: start small, set up fast.
+            manager = new_manager(backend, initial_cache_size=SMALL_CACHE)
         backend_of(manager)
         undeclared = [n for n in variable_order if n not in manager.vars]
         if undeclared:

@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable
 from itertools import combinations
 
@@ -66,7 +67,10 @@ def _check_children(n: int) -> None:
         raise ModelError(f"number of children {n!r}: expected a positive integer")
 
 
+@functools.lru_cache(maxsize=4096)
 def _muddy_atom(child: int) -> Atom:
+    # One object per atom: formulas built again and again share their leaves, which
+    # the engine then recognises by identity instead of translating them anew.
     return Atom(f"m{child}")
 
 
@@ -170,6 +174,11 @@ def russian_cards_atom(agent: str, card: int) -> Atom:
         raise ModelError(f"unknown agent {agent!r}: expected one of {RUSSIAN_CARDS_AGENTS}")
     if card not in RUSSIAN_CARDS_CARDS:
         raise ModelError(f"unknown card {card!r}: expected one of 0..6")
+    return _russian_atom(agent, int(card))
+
+
+@functools.cache
+def _russian_atom(agent: str, card: int) -> Atom:
     return has(agent, card)
 
 
@@ -214,8 +223,12 @@ def _holds_exactly(agent: str, size: int) -> Formula:
 
 
 def _holds_hand(agent: str, hand: Iterable[int]) -> Formula:
-    """The agent's hand is exactly ``hand``."""
-    cards = set(hand)
+    """The agent's hand is exactly ``hand`` (one formula object per hand)."""
+    return _hand_formula(agent, frozenset(hand))
+
+
+@functools.lru_cache(maxsize=1024)
+def _hand_formula(agent: str, cards: frozenset[int]) -> Formula:
     return conjunction(
         russian_cards_atom(agent, card) if card in cards else Not(russian_cards_atom(agent, card))
         for card in RUSSIAN_CARDS_CARDS

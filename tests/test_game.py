@@ -537,3 +537,68 @@ def test_transcript_has_one_line_per_ask() -> None:
         "D deals 32 cards: A 7, B 7, C 9, D 9. A's turn.",
         "A asks B: may I have the queen of hearts? B: no. B's turn.",
     ]
+
+
+# ----- speed without visible change (issue 10) ------------------------------------------
+
+
+def test_legal_asks_are_shared_immutable_values_equal_to_fresh_ones() -> None:
+    game = kw.Game.deal(PIQUET, ["A", "B", "C", "D"], seed=7)
+    twin = kw.Game.deal(PIQUET, ["A", "B", "C", "D"], seed=7)
+    asks = game.legal_asks()
+    assert asks is not game.legal_asks()  # a fresh list every call: callers may change it
+    assert all(a is b for a, b in zip(asks, twin.legal_asks(), strict=True))
+    assert asks == [kw.Ask(a.asker, a.target, PIQUET.card(a.card.code)) for a in asks]
+    assert asks == game.view("A").legal_asks()
+    assert hash(asks[0]) == hash(kw.Ask("A", "B", PIQUET.card("8S")))
+    assert repr(asks[0]) == "Ask('A', 'B', '8S')"
+    with pytest.raises(AttributeError):
+        asks[0].target = "C"  # type: ignore[misc]
+    asks.clear()
+    assert len(game.legal_asks()) == 36
+
+
+def test_an_ask_built_by_hand_or_with_another_decks_card_plays_the_same() -> None:
+    game = kw.Game.deal(PIQUET, ["A", "B", "C", "D"], seed=7)
+    twin = game.copy()
+    first = game.legal_asks()[0]
+    other_card = kw.Deck.piquet().card(first.card.code)  # equal, but not the deck's object
+    assert game.play(first) == twin.play(kw.Ask(first.asker, first.target, other_card))
+    assert game.events == twin.events
+    assert twin.events[-2].card is PIQUET.card(first.card.code)  # the game's own card
+
+
+def test_deep_copies_and_pickles_of_a_game_play_with_their_own_deck() -> None:
+    import pickle
+
+    game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    for _ in range(5):
+        game.play(game.legal_asks()[0])
+    for other in (copy.deepcopy(game), pickle.loads(pickle.dumps(game))):
+        assert other.deck is not game.deck and other.events == game.events
+        ask = other.legal_asks()[0]
+        assert ask == game.legal_asks()[0] and ask.card is other.deck.cards[ask.card.index]
+        assert other.play(ask) == game.copy().play(ask)
+
+
+def test_the_shared_tables_go_with_their_deck() -> None:
+    import gc
+
+    from kwartet_epistemic import game as game_module
+
+    deck = kw.Deck.piquet(families=3)
+    kw.Game.deal(deck, ["A", "B", "C"], seed=1).legal_asks()
+    key = id(deck)
+    assert key in game_module._TABLES
+    del deck
+    gc.collect()
+    assert key not in game_module._TABLES
+
+
+def test_deal_refuses_what_is_not_a_deck_or_rule_set() -> None:
+    with pytest.raises(GameSetupError, match="expected a RuleSet"):
+        kw.Game.deal(PIQUET, ["A", "B", "C"], seed=1, rules="dutch")  # type: ignore[arg-type]
+    with pytest.raises(GameSetupError, match="expected a Deck"):
+        kw.Game.deal("piquet", ["A", "B", "C"], seed=1)  # type: ignore[arg-type]
+    with pytest.raises(GameSetupError, match="memory_cards=40"):
+        kw.Game.deal(PIQUET, ["A", "B", "C"], seed=1, rules=kw.RuleSet(memory_cards=40))

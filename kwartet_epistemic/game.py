@@ -891,14 +891,6 @@ class Game:
         rows = tables.rows[seat] or tables.build_rows(seat)
         return rows[targets[target]][(wanted & -wanted).bit_length() - 1]
 
-    def _legal_targets_and_cards(self) -> tuple[list[str], list[Card]]:
-        seat = self._to_move
-        if seat is None:
-            return [], []
-        hands = self._hands
-        targets = [p for s, p in enumerate(self.players) if s != seat and hands[s]]
-        return targets, [self.deck.cards[i] for i in _indices(self._wanted)]
-
     # ----- moves --------------------------------------------------------------------
 
     def play(self, ask: Ask) -> list[Event]:

@@ -32,6 +32,7 @@ typedef struct {
     const int64_t *vectors; /* m * D usage vectors */
     const int64_t *weights; /* m weights (may be negative: taken modulo 2^k) */
     int64_t maxv[MAXD];     /* largest use of each dimension by one term */
+    int64_t minsum, maxsum; /* smallest and largest coordinate sum of a term */
 } Poly;
 
 typedef struct {
@@ -44,6 +45,7 @@ typedef struct {
 typedef struct {
     int64_t lo[MAXD];
     int64_t hi[MAXD];
+    int64_t slo, shi; /* bounds on the coordinate sum */
     int empty;
 } Box;
 
@@ -54,24 +56,34 @@ static int64_t flat(const Layout *L, const int64_t *x) {
 }
 
 /* Calls BODY for every row of the box [lo, hi] over the first D-1 dimensions, with
- * `base` the flat index of the row start (last coordinate lo[D-1]) and `run` its
- * length along the last dimension. */
-#define FOR_BOX(L, lo, hi, BODY)                                                  \
+ * `base` the flat index of the row's first entry and `run` the row's length along the
+ * last dimension, clipped so that the coordinate sum stays within [smin, smax]. */
+#define FOR_BOX(L, lo, hi, smin, smax, BODY)                                      \
     do {                                                                          \
         int D_ = (L)->D;                                                          \
-        int ok_ = 1;                                                              \
+        int ok_ = (smin) <= (smax);                                               \
         for (int i_ = 0; i_ < D_; i_++)                                           \
             if ((lo)[i_] > (hi)[i_]) ok_ = 0;                                     \
         if (!ok_) break;                                                          \
         int64_t x_[MAXD];                                                         \
-        for (int i_ = 0; i_ < D_; i_++) x_[i_] = (lo)[i_];                        \
-        int64_t run = (hi)[D_ - 1] - (lo)[D_ - 1] + 1;                            \
+        int64_t rowsum_ = 0;                                                      \
+        for (int i_ = 0; i_ < D_ - 1; i_++) x_[i_] = (lo)[i_], rowsum_ += (lo)[i_]; \
         for (;;) {                                                                \
-            int64_t base = flat((L), x_);                                         \
-            BODY;                                                                 \
+            int64_t t0_ = max64((lo)[D_ - 1], (smin) - rowsum_);                  \
+            int64_t t1_ = min64((hi)[D_ - 1], (smax) - rowsum_);                  \
+            if (t0_ <= t1_) {                                                     \
+                x_[D_ - 1] = t0_;                                                 \
+                int64_t base = flat((L), x_);                                     \
+                int64_t run = t1_ - t0_ + 1;                                      \
+                BODY;                                                             \
+            }                                                                     \
             int i_ = D_ - 2;                                                      \
             while (i_ >= 0) {                                                     \
-                if (++x_[i_] <= (hi)[i_]) break;                                  \
+                if (++x_[i_] <= (hi)[i_]) {                                       \
+                    rowsum_++;                                                    \
+                    break;                                                        \
+                }                                                                 \
+                rowsum_ -= x_[i_] - 1 - (lo)[i_];                                 \
                 x_[i_] = (lo)[i_];                                                \
                 i_--;                                                             \
             }                                                                     \
@@ -97,8 +109,11 @@ static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
                 hi[i] = min64(sbox->hi[i], dbox->hi[i] - v[i]);                          \
             }                                                                            \
             T w = (T)p->weights[j];                                                      \
-            int64_t off = flat(L, v);                                                    \
-            FOR_BOX(L, lo, hi, {                                                         \
+            int64_t off = flat(L, v), sv = 0;                                            \
+            for (int i = 0; i < D; i++) sv += v[i];                                      \
+            int64_t smin = max64(sbox->slo, dbox->slo - sv);                             \
+            int64_t smax = min64(sbox->shi, dbox->shi - sv);                             \
+            FOR_BOX(L, lo, hi, smin, smax, {                                             \
                 const T *s = src + base;                                                 \
                 T *d = dst + base + off;                                                 \
                 for (int64_t t = 0; t < run; t++) d[t] += w * s[t];                      \
@@ -119,9 +134,12 @@ static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
                 lo[i] = max64(hbox->lo[i], L->cap[i] - v[i] - tbox->hi[i]);              \
                 hi[i] = min64(hbox->hi[i], L->cap[i] - v[i] - tbox->lo[i]);              \
             }                                                                            \
-            int64_t top = L->size - 1 - flat(L, v);                                      \
+            int64_t top = L->size - 1 - flat(L, v), sv = 0, total = 0;                   \
+            for (int i = 0; i < D; i++) sv += v[i], total += L->cap[i];                  \
+            int64_t smin = max64(hbox->slo, total - sv - tbox->shi);                     \
+            int64_t smax = min64(hbox->shi, total - sv - tbox->slo);                     \
             T acc = 0;                                                                   \
-            FOR_BOX(L, lo, hi, {                                                         \
+            FOR_BOX(L, lo, hi, smin, smax, {                                             \
                 const T *h = head + base;                                                \
                 const T *b = tail + (top - base);                                        \
                 for (int64_t t = 0; t < run; t++) acc += h[t] * b[-t];                   \
@@ -223,9 +241,17 @@ static PyObject *programme(PyObject *self, PyObject *args) {
         polys[f].vectors = bufs[2 * f].view.buf;
         polys[f].weights = bufs[2 * f + 1].view.buf;
         for (int i = 0; i < L.D; i++) polys[f].maxv[i] = 0;
-        for (Py_ssize_t j = 0; j < m; j++)
-            for (int i = 0; i < L.D; i++)
+        polys[f].minsum = m ? INT64_MAX : 0;
+        polys[f].maxsum = 0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            int64_t sum = 0;
+            for (int i = 0; i < L.D; i++) {
                 polys[f].maxv[i] = max64(polys[f].maxv[i], polys[f].vectors[j * L.D + i]);
+                sum += polys[f].vectors[j * L.D + i];
+            }
+            polys[f].minsum = min64(polys[f].minsum, sum);
+            polys[f].maxsum = max64(polys[f].maxsum, sum);
+        }
     }
     /* Boxes: forward table i (families 0..i-1 placed) and backward table i (families
      * i..n-1), each clipped to what the other side can still complete. */
@@ -242,6 +268,16 @@ static PyObject *programme(PyObject *self, PyObject *args) {
             if (fbox[f].lo[i] > fbox[f].hi[i]) fbox[f].empty = 1;
             if (bbox[f].lo[i] > bbox[f].hi[i]) bbox[f].empty = 1;
         }
+        int64_t total = 0, min_before = 0, max_before = 0, min_after = 0, max_after = 0;
+        for (int i = 0; i < L.D; i++) total += L.cap[i];
+        for (Py_ssize_t g = 0; g < f; g++) min_before += polys[g].minsum, max_before += polys[g].maxsum;
+        for (Py_ssize_t g = f; g < n; g++) min_after += polys[g].minsum, max_after += polys[g].maxsum;
+        fbox[f].slo = max64(min_before, total - max_after);
+        fbox[f].shi = min64(max_before, total - min_after);
+        bbox[f].slo = max64(min_after, total - max_before);
+        bbox[f].shi = min64(max_after, total - min_before);
+        if (fbox[f].slo > fbox[f].shi) fbox[f].empty = 1;
+        if (bbox[f].slo > bbox[f].shi) bbox[f].empty = 1;
     }
     Py_ssize_t first_wanted = n;
     for (Py_ssize_t w = 0; w < n_wanted; w++) {

@@ -10,9 +10,6 @@ from hypothesis import strategies as st
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents import ExactKnowledge, FactKnowledge, HandKnowledge, make_knowledge
-from kwartet_epistemic.agents.counting import viewer_marginals
-from kwartet_epistemic.epistemics.counting import WorldCounter
-from kwartet_epistemic.epistemics.history import PublicHistory, private_info
 
 NAMES = ["A", "B", "C", "D", "E", "F"]
 
@@ -44,49 +41,6 @@ ALL_RULES = [
     kw.RuleSet.preset("fish"),
     kw.RuleSet(memory_cards=3),
 ]
-
-
-# ----- the fast counting path is the counting engine ---------------------------------
-
-
-@fast(25)
-@given(
-    seed=st.integers(0, 10_000),
-    families=st.integers(2, 5),
-    players=st.integers(3, 5),
-    rules=st.sampled_from(NO_PILE_RULES),
-    asks=st.integers(0, 30),
-    public=st.booleans(),
-)
-def test_fast_marginals_equal_the_counting_engine_exactly(
-    seed: int, families: int, players: int, rules: kw.RuleSet, asks: int, public: bool
-) -> None:
-    game = _random_game(seed, families, players, rules, asks)
-    viewer = game.players[seed % players]
-    view = game.view(viewer)
-    history = PublicHistory(game.deck, game.players, game.rules)
-    history.extend(view.record)
-    infos = [] if public else [private_info(game.deck, viewer, view.hand, view.record)]
-    fast_answer = viewer_marginals(history, infos)
-    assert fast_answer is not None
-    count, origins = fast_answer
-    counter = WorldCounter(history, infos)
-    assert count == counter.count
-    expected = counter.origin_counts()
-    assert ((origins == 0) == (expected == 0)).all()  # who knows what: exact
-    assert np.allclose(origins, expected.astype(float), rtol=1e-12)
-    # Asking for one family gives the same rows.
-    f = seed % families
-    _, rows = viewer_marginals(history, infos, [f])  # type: ignore[misc]
-    assert np.allclose(rows[4 * f : 4 * f + 4], origins[4 * f : 4 * f + 4])
-
-
-def test_fast_marginals_step_aside_for_draw_piles_and_face_down_cards() -> None:
-    for rules in (kw.RuleSet.preset("fish"), kw.RuleSet.preset("dutch")):
-        game = _random_game(3, 8, 3, rules, asks=3)
-        history = PublicHistory(game.deck, game.players, game.rules)
-        history.extend(game.record)
-        assert viewer_marginals(history, []) is None
 
 
 # ----- exact knowledge, incrementally ------------------------------------------------

@@ -34,7 +34,6 @@ from typing import Protocol
 
 import numpy as np
 
-from kwartet_epistemic.agents.counting import viewer_marginals
 from kwartet_epistemic.cards import Card, Deck
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
@@ -165,8 +164,6 @@ class ExactKnowledge(_ViewFollower):
         super().__init__(player)
         self._history: PublicHistory | None = None
         self._info: PrivateInfo | None = None
-        self._memo: dict[tuple[object, ...], object] = {}
-        self._public_memo: dict[tuple[object, ...], object] = {}
         # (events seen, families computed, probabilities, world count)
         self._cache: tuple[int, frozenset[int], np.ndarray, int] | None = None
         self._public_cache: tuple[int, frozenset[int], np.ndarray] | None = None
@@ -179,8 +176,6 @@ class ExactKnowledge(_ViewFollower):
         new, fresh = self._new_events(view)
         if fresh or self._history is None:
             self._history = PublicHistory(view.deck, view.players, view.rules)
-            self._memo.clear()
-            self._public_memo.clear()
             self._cache = self._public_cache = None
             self._info = None
         if new:
@@ -253,7 +248,7 @@ class ExactKnowledge(_ViewFollower):
                 return cache[2]
             wanted |= cache[1]  # one computation for both, so the cache keeps both
         assert self._info is not None
-        matrix, count = self._compute(history, [self._info], wanted, self._memo)
+        matrix, count = self._compute(history, [self._info], wanted)
         self._cache = (self._seen, wanted, matrix, count)
         return matrix
 
@@ -266,7 +261,7 @@ class ExactKnowledge(_ViewFollower):
             if wanted <= cache[1]:
                 return cache[2]
             wanted |= cache[1]
-        matrix, _ = self._compute(history, [], wanted, self._public_memo)
+        matrix, _ = self._compute(history, [], wanted)
         self._public_cache = (self._seen, wanted, matrix)
         return matrix
 
@@ -320,29 +315,26 @@ class ExactKnowledge(_ViewFollower):
 
     @staticmethod
     def _compute(
-        history: PublicHistory,
-        infos: list[PrivateInfo],
-        wanted: frozenset[int],
-        memo: dict[tuple[object, ...], object],
+        history: PublicHistory, infos: list[PrivateInfo], wanted: frozenset[int]
     ) -> tuple[np.ndarray, int]:
-        fast = viewer_marginals(history, infos, wanted, memo)
-        if fast is not None:
-            count, origins = fast
-        else:  # draw piles, face-down cards, huge counts: the counting engine itself
-            counter = WorldCounter(history, infos)
-            count = counter.count
-            origins = counter.origin_counts().astype(np.float64)
+        counter = WorldCounter(history, infos, marginals=True)
+        count = counter.count
+        origins = counter.origin_table()
         if count == 0:
             raise KwartetError("no world is consistent with the record")
         players = history.players
         column = {p: i for i, p in enumerate(players)}
-        owner_of_slot = np.zeros((len(history.slot_owner), len(players)))
+        owner_of_slot = np.zeros((len(history.slot_owner), len(players)), dtype=origins.dtype)
         for slot, owner in enumerate(history.slot_owner):
             if owner is not None:
-                owner_of_slot[slot, column[owner]] = 1.0
+                owner_of_slot[slot, column[owner]] = 1
         rows = [c for f in sorted(wanted) for c in range(4 * f, 4 * f + 4)]
         matrix = np.full((len(history.deck), len(players)), np.nan)
-        matrix[rows] = origins[rows] @ owner_of_slot / count
+        counts = origins[rows] @ owner_of_slot
+        if counts.dtype != object and count < 1 << 53:
+            matrix[rows] = counts.astype(np.float64) / float(count)  # exactly int / int
+        else:
+            matrix[rows] = [[int(x) / count for x in row] for row in counts]
         for c in rows:
             where = history.location[c]
             if where is not None:

@@ -536,13 +536,10 @@ class HigherOrder(Policy):
         best = max(situation.chance(a) for a in situation.asks)
         close = [a for a in situation.asks if situation.chance(a) >= best - self.tolerance]
         revealed: dict[tuple[str, int], float] = {}
-        # One memo for this decision's hypothetical histories: within it a family's
-        # clause count still names one clause set (the same announced clause each time).
-        memo: dict[tuple[object, ...], object] = {}
         for ask in close:
             pair = (ask.target, ask.card.index)
             if pair not in revealed:
-                revealed[pair] = _revealed_by_refusal(knowledge, situation, ask, exposure, memo)
+                revealed[pair] = _revealed_by_refusal(knowledge, situation, ask, exposure)
 
         # What a refusal hands the target: the turn, and with it every card of ours that
         # everybody knows about in a family the target (probably) collects.
@@ -576,22 +573,20 @@ def _revealed_by_refusal(
     situation: Situation,
     ask: Ask,
     exposure: Mapping[int, float],
-    memo: dict[tuple[object, ...], object],
 ) -> float:
     """How much more everybody would know about the asker's cards of the family after
     the ask and a refusal: the rise in the public chances of those cards being its own."""
-    import copy
-
-    from kwartet_epistemic.agents.counting import viewer_marginals
+    from kwartet_epistemic.epistemics.counting import WorldCounter
     from kwartet_epistemic.epistemics.history import Clause
 
     history = knowledge.history
+    # The measure has always been 0 where its first implementation could not count
+    # (piles of hidden cards, counts beyond 2^62): kept, so that seeded games replay.
+    if history.rules.draw_pile or history.dead_slots:
+        return 0.0
     f = ask.card.family_index
     me = situation.me
-    hypothetical = copy.copy(history)
-    hypothetical.allowed = list(history.allowed)
-    hypothetical.clauses = list(history.clauses)
-    hypothetical.clauses[f] = set(history.clauses[f])
+    hypothetical = history.copy()
     reach = history.reach
     c = ask.card.index
     if history.location[c] is None:
@@ -603,10 +598,11 @@ def _revealed_by_refusal(
         hypothetical.clauses[f].add(
             Clause("some", tuple(full if x == -1 else x for x in conditions))  # type: ignore[arg-type]
         )
-    answer = viewer_marginals(hypothetical, [], [f], memo)
-    if answer is None or answer[0] == 0:
+    hypothetical.family_changed(f)
+    counter = WorldCounter(hypothetical, marginals=True)
+    if counter.count == 0 or counter.bound >= 1 << 62:
         return 0.0
-    count, origins = answer
+    count, origins = counter.count, counter.origin_table()
     column = situation.column[me]
     # Cards seen moving are located by the record; the others by where they were dealt.
     after = sum(

@@ -1,0 +1,187 @@
+"""The counting engine's fast paths against its reference: the compiled kernel, the NumPy
+path and the engine as it stood before them (tests/reference_counting.py) give identical
+counts, marginals and samples on random positions of every rule preset and table size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reference_counting import WorldCounter as ReferenceCounter
+
+import kwartet_epistemic as kw
+from kwartet_epistemic.epistemics import counting
+from kwartet_epistemic.epistemics.counting import WorldCounter, kernel_available
+from kwartet_epistemic.epistemics.history import PublicHistory, private_info
+
+NAMES = ["A", "B", "C", "D", "E", "F"]
+PRESETS = [
+    kw.RuleSet(),
+    kw.RuleSet.preset("lamas"),
+    kw.RuleSet.preset("dutch"),
+    kw.RuleSet.preset("fish"),
+    kw.RuleSet(bluffing=True),
+    kw.RuleSet(memory_cards=3),
+]
+
+
+def fast(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+def _position(seed: int, families: int, players: int, rules: kw.RuleSet, asks: int) -> kw.Game:
+    game = kw.Game.deal(kw.Deck.piquet(families=families), NAMES[:players], seed=seed, rules=rules)
+    rng = np.random.default_rng(seed)
+    for _ in range(asks):
+        if game.is_over:
+            break
+        game.play(game.random_legal_ask(rng))
+    return game
+
+
+def _history(game: kw.Game) -> PublicHistory:
+    history = PublicHistory(game.deck, game.players, game.rules)
+    history.extend(game.record)
+    return history
+
+
+def _viewers(game: kw.Game, which: int) -> list:
+    """No viewer (public), one player, or two players pooling (distributed knowledge)."""
+    chosen = [] if which == 0 else game.players[: which]
+    return [private_info(game.deck, p, game.view(p).hand, game.view(p).record) for p in chosen]
+
+
+def _both_paths(history, viewers, restrict=None):
+    """(kernel answer, NumPy answer), each a fresh counter on a fresh memo."""
+    answers = []
+    for use_kernel in (True, False):
+        counting.USE_KERNEL = use_kernel
+        history.memo.clear()
+        counting._POLY_CACHE.clear()
+        try:
+            counter = WorldCounter(history, viewers, restrict)
+            answers.append((counter.count, counter.origin_counts()))
+        finally:
+            counting.USE_KERNEL = True
+    return answers
+
+
+def test_the_compiled_kernel_is_built_by_the_install() -> None:
+    # The README's install compiles it; without it every answer is still right (the
+    # NumPy path), but this suite would then not be testing what users run.
+    assert kernel_available()
+
+
+@fast(60)
+@given(
+    seed=st.integers(0, 10_000),
+    families=st.integers(2, 6),
+    players=st.integers(3, 6),
+    rules=st.sampled_from(PRESETS),
+    asks=st.integers(0, 40),
+    which=st.integers(0, 2),
+)
+def test_kernel_numpy_and_reference_give_identical_counts_and_marginals(
+    seed: int, families: int, players: int, rules: kw.RuleSet, asks: int, which: int
+) -> None:
+    if rules.draw_pile and players * rules.cards_each >= 4 * families:
+        players = 3
+        families = max(families, 6)
+    game = _position(seed, families, players, rules, asks)
+    history = _history(game)
+    viewers = _viewers(game, which)
+    reference = ReferenceCounter(history, viewers)
+    (kernel_count, kernel_origins), (numpy_count, numpy_origins) = _both_paths(history, viewers)
+    assert kernel_count == numpy_count == reference.count
+    expected = reference.origin_counts()
+    assert (kernel_origins == expected).all()
+    assert (numpy_origins == expected).all()
+
+
+@fast(30)
+@given(
+    seed=st.integers(0, 10_000),
+    asks=st.integers(0, 30),
+    card=st.integers(0, 19),
+    mask=st.integers(1, 15),
+)
+def test_restricted_counts_equal_the_reference(seed: int, asks: int, card: int, mask: int) -> None:
+    game = _position(seed, 5, 4, kw.RuleSet(), asks)
+    history = _history(game)
+    restrict = {card: mask}
+    reference = ReferenceCounter(history, [], restrict)
+    (kernel_count, kernel_origins), (numpy_count, _) = _both_paths(history, [], restrict)
+    assert kernel_count == numpy_count == reference.count
+    assert (kernel_origins == reference.origin_counts()).all()
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_counts_beyond_64_bits_are_exact(players: int) -> None:
+    # 32 cards among 6 players: the public count needs more than 64 bits (the kernel's
+    # 128-bit arithmetic), 5 players a viewer's too after a few asks.
+    game = _position(players, 8, players, kw.RuleSet(), 3)
+    history = _history(game)
+    reference = ReferenceCounter(history, [])
+    counter = WorldCounter(history, [])
+    assert counter.bound >= 1 << 63  # the wide path is the one under test
+    assert counter.count == reference.count
+    assert (counter.origin_counts() == reference.origin_counts()).all()
+    (_, kernel_origins), (_, numpy_origins) = _both_paths(history, [])
+    assert (kernel_origins == numpy_origins).all()
+
+
+def test_counts_beyond_128_bits_fall_back_to_python_integers() -> None:
+    # No deck of the rules needs it: force the path by pretending the bound is huge.
+    game = _position(1, 6, 5, kw.RuleSet(), 5)
+    history = _history(game)
+    counter = WorldCounter(history, [])
+    wide = counter.origin_counts()
+    counter.bound = 1 << 200
+    counter._origins_done = False
+    assert (counter.origin_counts() == wide).all()
+
+
+@fast(20)
+@given(
+    seed=st.integers(0, 10_000),
+    rules=st.sampled_from(PRESETS),
+    asks=st.integers(0, 25),
+    which=st.integers(0, 1),
+)
+def test_samples_are_the_reference_samples_for_the_same_generator(
+    seed: int, rules: kw.RuleSet, asks: int, which: int
+) -> None:
+    # Seeded agents that sample worlds play the same games as before the fast engine.
+    game = _position(seed, 6 if rules.draw_pile else 5, 3, rules, asks)
+    history = _history(game)
+    viewers = _viewers(game, which)
+    reference = ReferenceCounter(history, viewers)
+    if reference.count == 0:
+        return
+    for use_kernel in (True, False):
+        counting.USE_KERNEL = use_kernel
+        try:
+            counter = WorldCounter(history, viewers)
+            ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+            for _ in range(5):
+                assert counter.sample(ours) == reference.sample(theirs)
+        finally:
+            counting.USE_KERNEL = True
+
+
+def test_a_family_table_is_rebuilt_only_when_its_constraints_change() -> None:
+    game = _position(4, 8, 4, kw.RuleSet(), 0)
+    k = kw.knowledge(game)
+    k.location_probabilities("A")
+    history = k.history
+    stamps = list(history.family_stamps)
+    ask = game.legal_asks()[0]
+    game.ask(ask.target, ask.card)
+    k.location_probabilities("A")
+    changed = [f for f in range(8) if history.family_stamps[f] != stamps[f]]
+    assert changed == [ask.card.family_index]

@@ -255,3 +255,42 @@ def test_illegal_asks_change_nothing_and_views_mid_game_show_only_the_own_hand(
         assert vars(game) == before
 
     play_random(setup, after)
+
+
+def naive_legal_asks(game: kw.Game) -> list[tuple[str, str, str]]:
+    """The legal asks straight from the rules: opponents holding cards, in seat order,
+    times the cards (in deck order) of the mover's unexposed families that are not face up
+    and, without bluffing, not held."""
+    me = game.to_move
+    assert me is not None
+    hand = game.hand(me)
+    face_up = {c for c in game.middle if c is not None}
+    families = {c.family for c in hand} - set(game.exposed)
+    cards = [
+        c
+        for c in game.deck.cards
+        if c.family in families and c not in face_up and (game.rules.bluffing or c not in hand)
+    ]
+    targets = [p for p in game.players if p != me and game.hand_sizes[p]]
+    return [(me, t, c.code) for t in targets for c in cards]
+
+
+@fast(40)
+@given(setups())
+def test_legal_asks_follow_the_rules_in_order_for_the_game_and_the_movers_view(
+    setup: Setup,
+) -> None:
+    rng = np.random.default_rng(setup.seed)
+
+    def after(game: kw.Game, mover: str, events: list[kw.Event]) -> None:
+        if game.is_over:
+            assert game.legal_asks() == []
+            return
+        asks = game.legal_asks()
+        assert [(a.asker, a.target, a.card.code) for a in asks] == naive_legal_asks(game)
+        assert all(a.card is game.deck.cards[a.card.index] for a in asks)
+        assert game.view(game.to_move).legal_asks() == asks  # type: ignore[arg-type]
+        assert game.random_legal_ask(rng) in asks
+        assert all(game.view(p).legal_asks() == [] for p in game.players if p != game.to_move)
+
+    play_random(setup, after)

@@ -3,6 +3,8 @@ same answers as the plain BDD route and the explicit engine."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -102,3 +104,21 @@ def test_malformed_atoms_are_left_to_the_bdd_route_and_its_errors():
     assert shortcut_holds(state, parse("K_A has(Z, 7S)")) is None
     with pytest.raises(kw.KwartetError):
         state.holds("K_A has(Z, 7S)")
+
+
+@pytest.mark.parametrize("asks", [12, 24])
+def test_shortcuts_agree_with_the_bdd_route_on_the_full_deck(asks):
+    game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(asks):
+        game.play(game.random_legal_ask(rng))
+    table = kw.knowledge(game, engine="symbolic")
+    view = kw.knowledge(game.view("B"), engine="symbolic")
+    formulas = [f"K_A K_B has({p}, {c.code})" for c in game.deck.cards for p in game.players]
+    # common knowledge on the BDD costs seconds at this size: a few cards only
+    formulas += [f"C_{{A,B,C,D}} ~has({p}, {c.code})" for c in game.deck.cards[::7] for p in "AB"]
+    for state in (table, view):
+        for text in formulas:
+            fast = _outcome(partial(state.holds, text))
+            plain = _outcome(partial(state._symbolic().holds, text))
+            assert fast == plain, text

@@ -12,6 +12,14 @@ draws), so two worlds are indistinguishable for P exactly when P's own cards agr
 Variables are ordered family by family (the clauses stay local) and, within a family,
 card by card; the capacities couple the families only through their running counts.
 
+Before any BDD is built, :func:`shortcut_holds` tries to answer from the structure of
+the game: atoms whose truth the public record settles, knowledge of what an agent
+observes anyway, and exact counts of the family programme for knowledge of
+propositional formulas (one programme per agent gives every card's marginals).  The
+engine's ``holds`` (``kw.knowledge(game, engine="symbolic").holds``) goes through it
+and builds the law only when it returns None; :meth:`SymbolicKwartet.holds` is the
+plain BDD route.
+
 >>> import kwartet_epistemic as kw
 >>> game = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=2)
 >>> k = kw.knowledge(game, engine="symbolic")
@@ -515,10 +523,42 @@ class _Shortcuts:
             from kwartet_epistemic.epistemics.evaluate import _knows
 
             try:
-                self._known[key] = _knows(self.state, key[0], operand)
+                literal = self._literal(operand)
+                if literal is None:
+                    self._known[key] = _knows(self.state, key[0], operand)
+                else:
+                    self._known[key] = self._knows_literal(key[0], *literal)
             except KwartetError:  # another player's hand on a view, a huge normal form
                 self._known[key] = None
         return self._known[key]
+
+    def _literal(self, f: Formula) -> tuple[int, str, bool] | None:
+        """(card, player, positive) if ``f`` is a well-formed atom or its negation."""
+        positive = not isinstance(f, Not)
+        atom = f if positive else f.operand  # type: ignore[attr-defined]
+        if not isinstance(atom, Atom) or atom.predicate != "has" or len(atom.arguments) != 2:
+            return None
+        player, card_text = atom.arguments
+        if player not in self.history.players:
+            return None
+        try:
+            return self.history.deck.card(card_text).index, player, positive
+        except KwartetError:
+            return None
+
+    def _knows_literal(
+        self, group: tuple[str, ...], card: int, player: str, positive: bool
+    ) -> bool:
+        """K/D of ``has(player, card)`` (or its negation) from the group's marginals: one
+        programme (cached on the state) answers every card and player."""
+        history = self.history
+        where = history.location[card]
+        if where is not None:
+            return (where == player) == positive
+        counts, total = _marginals(self.state, group)
+        reach = history.reach[player]
+        with_player = sum(counts[card, s] for s in range(counts.shape[1]) if reach >> s & 1)
+        return with_player == (total if positive else 0)
 
     def _valid(self, f: Formula) -> Truth:
         """Whether ``f`` holds in every world of the law (None: not decided here)."""
@@ -562,6 +602,26 @@ class _Shortcuts:
                 if a != b and self._knows_at_actual((a,), K(b, operand)) is False:
                     return False
         return None
+
+
+_MARGINAL_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _marginals(state: EpistemicState, group: tuple[str, ...]) -> tuple[np.ndarray, int]:
+    """Origin counts per card and slot of the worlds the group's pooled information
+    leaves (all public worlds for no group), and their number; kept per state until
+    the public record changes."""
+    version = state.history.version
+    cached = _MARGINAL_CACHE.setdefault(state, {})
+    entry = cached.get(group)
+    if entry is None or entry[0] != version or entry[1] != len(state._record()):
+        # The record length too: a player's own draw changes their worlds only.
+        counter = state._counter(group)
+        entry = (version, len(state._record()), counter.origin_counts(), counter.count)
+        cached[group] = entry
+    return entry[2], entry[3]
 
 
 def _negation(f: Formula) -> Formula:

@@ -272,6 +272,29 @@ def _compile(root: Formula) -> _Program:
     )
 
 
+class _Memo:
+    """BDDs of (subformula number, law) pairs, for one formula table at a time.
+
+    Shared by a structure and those made from it by announcements (they differ only
+    in the law, which is part of the key).  Emptied when it passes ``_MEMO_LIMIT``
+    entries, at the start of an evaluation, or when the formula table changes.
+    """
+
+    __slots__ = ("table", "values")
+
+    def __init__(self) -> None:
+        self.table: _FormulaTable | None = None
+        self.values: dict[tuple[int, Bdd], Bdd] = {}
+
+    def values_for(self, table: _FormulaTable) -> dict[tuple[int, Bdd], Bdd]:
+        if self.table is not table or len(self.values) > _MEMO_LIMIT:
+            self.table, self.values = table, {}
+        return self.values
+
+
+_MEMO_LIMIT = 1 << 14
+
+
 class _RecentByIdentity:
     """The last few values computed for formula objects, found by object identity.
 
@@ -431,6 +454,7 @@ class BddKnowledgeStructure:
         self._atom_bdd = atom_bdd
         self._count_vars = counted
         self._results = _RecentByIdentity(_REMEMBERED_RESULTS)
+        self._memo = _Memo()
         self._and_exists = and_exists_function(manager)
 
     # ----------------------------------------------------------------- properties
@@ -628,11 +652,18 @@ class BddKnowledgeStructure:
                     f"{sorted(self._unobserved)}"
                 )
         root_number = program.root
+        # Shared with the structures made from this one by announcements: a part asked
+        # again under the same law (the announcement's own formula, a goal checked after
+        # it) is taken from there.
+        cache = self._memo.values_for(program.table)
+        remembered = cache.get((root_number, law))
+        if remembered is not None:
+            return remembered
         if program.static[root_number]:
             values: dict[int, Bdd] = {}
             self._run_static(program, program.segment(root_number), law, values)
+            cache[root_number, law] = values[root_number]
             return values[root_number]
-        cache: dict[tuple[int, Bdd], Bdd] = {}
         needed: list[tuple[int, Bdd]] = []
 
         def value(number: int, part_law: Bdd) -> Bdd | None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kwartet_epistemic.errors import ModelError
+from kwartet_epistemic.errors import FalseAnnouncementError, ModelError
 from kwartet_epistemic.logic import Announce, Atom, C, Formula, Kw, Not, conjunction
 from kwartet_epistemic.symbolic import (
     KnowledgeStructure,
@@ -292,3 +292,64 @@ def test_russian_cards_good_announcements_number_102(backend: str) -> None:
             good += is_good
         good_by_size[size] = good
     assert good_by_size == expected
+
+
+# ---------------------------------------------------------------- the textbook answer
+
+
+def test_muddy_children_textbook_answer_for_every_set_of_muddy_children(backend: str) -> None:
+    # After the father, the father asks "do you know whether you are muddy?" again and
+    # again.  With k muddy children nobody knows at questions 1 .. k - 1 (so each
+    # silence is a true announcement), and at question k exactly the muddy ones know.
+    n = 6
+    father, silence = muddy_children_father(n), muddy_children_nobody_knows(n)
+    for k in range(1, n + 1):
+        for muddy in itertools.combinations(range(1, n + 1), k):
+            state = muddy_children_state(muddy)
+            structure = muddy_children_structure(n, backend=backend).announce(father, actual=state)
+            for _question in range(1, k):
+                assert knowing(structure, set(muddy), n) == set()
+                structure = structure.announce(silence, actual=state)  # checked true
+            assert knowing(structure, set(muddy), n) == set(muddy), muddy
+            assert structure.holds(muddy_children_muddy_know(muddy), state)
+            # Silence at question k would be a lie.
+            with pytest.raises(FalseAnnouncementError):
+                structure.announce(silence, actual=state)
+
+
+def test_muddy_children_rounds_match_the_explicit_model_child_by_child(backend: str) -> None:
+    # For n = 4, every state, every child and every number of silent rounds: does the
+    # child know whether it is muddy?  The symbolic structure after the updates, the
+    # explicit Kripke model after the same updates, the explicit model translated from
+    # the symbolic structure, and one nested-announcement formula must all agree.
+    from kwartet_epistemic import examples
+
+    n = 4
+    father, silence = muddy_children_father(n), muddy_children_nobody_knows(n)
+    structure = muddy_children_structure(n, backend=backend).announce(father)
+    model = examples.muddy_children(n, muddy=range(1, n + 1)).announce(father)
+    initial = muddy_children_structure(n, backend=backend)
+    for rounds in range(n):
+        states = [frozenset(a.name for a in model.true_atoms(w)) for w in range(model.n_worlds)]
+        assert sorted(map(sorted, structure.states())) == sorted(map(sorted, states))
+        translated = structure.to_kripke(muddy_children_state(range(1, n + 1)))
+        translated_states = {
+            frozenset(a.name for a in translated.true_atoms(w)): w
+            for w in range(translated.n_worlds)
+        }
+        for child in range(1, n + 1):
+            knows = Kw(str(child), Atom(f"m{child}"))
+            nested: Formula = knows
+            for _ in range(rounds):
+                nested = Announce(silence, nested)
+            nested = Announce(father, nested)
+            explicit = model.truth_set(knows)
+            via_translation = translated.truth_set(knows)
+            for world, state in enumerate(states):
+                expected = bool(explicit[world])
+                assert structure.holds(knows, state) == expected, (rounds, child, state)
+                assert bool(via_translation[translated_states[state]]) == expected
+                assert initial.holds(nested, state) == expected, (rounds, child, state)
+        if rounds < n - 1:
+            structure = structure.announce(silence)
+            model = model.announce(silence)

@@ -14,7 +14,7 @@ from kwartet_epistemic.errors import (
     ModelError,
     ModelTooLargeError,
 )
-from kwartet_epistemic.logic import Atom, C, K, Top, conjunction, disjunction, parse
+from kwartet_epistemic.logic import Announce, Atom, C, K, Top, conjunction, disjunction, parse
 from kwartet_epistemic.symbolic import (
     BddKnowledgeStructure,
     KnowledgeStructure,
@@ -22,7 +22,12 @@ from kwartet_epistemic.symbolic import (
     UnknownAtomError,
     available_backends,
 )
-from kwartet_epistemic.symbolic.backend import and_exists, exact_count, new_manager
+from kwartet_epistemic.symbolic.backend import (
+    and_exists,
+    and_exists_function,
+    exact_count,
+    new_manager,
+)
 
 
 @pytest.fixture(scope="module", params=available_backends())
@@ -214,6 +219,50 @@ def test_repeated_subformulas_are_evaluated_once(backend: str) -> None:
     assert two_agents(backend).count_states(formula) == 2
 
 
+def test_subformulas_shared_between_formulas_are_translated_once(backend: str) -> None:
+    from kwartet_epistemic.symbolic import structure as module
+
+    ks = two_agents(backend)
+    goal = parse("K_A p & ~K_B q")
+    first = module._compile(parse("K_A p | q") & goal)
+    table_size = len(first.table.nodes)
+    second = module._compile(Announce(parse("p"), goal))
+    # Only the announcement, its announced atom (known already) and nothing of the goal
+    # is new: the goal object was numbered with the first formula.
+    assert second.table is first.table and len(first.table.nodes) == table_size + 1
+    assert ks.holds(Announce(parse("p"), goal), {"p", "q"}) == ks.announce("p").holds(
+        goal, {"p", "q"}
+    )
+
+
+def test_a_fresh_formula_table_gives_the_same_answers(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kwartet_epistemic.symbolic import structure as module
+
+    ks = two_agents(backend)
+    formulas = [parse(text) for text in ("K_A p", "[!p] K_A p", "C_{A,B} (p | q)", "~K_B q")]
+    expected = [ks.count_states(f) for f in formulas]
+    monkeypatch.setattr(module, "_TABLE_LIMIT", 0)  # every formula starts a new table
+    for _ in range(2):
+        again = [ks.count_states(parse(str(f))) for f in formulas]
+        assert again == expected
+        tables = {id(module._compile(parse(str(f))).table) for f in formulas}
+        assert len(tables) == len(formulas)
+
+
+def test_remembered_parts_depend_on_the_law(backend: str) -> None:
+    # The memo of (subformula, law) pairs is shared by a structure and those announced
+    # from it; the same formula must still be evaluated under each structure's own law.
+    ks = two_agents(backend)
+    goal = parse("K_A q")
+    assert not ks.is_valid(goal)
+    after = ks.announce("q")
+    assert after.is_valid(goal) and not ks.is_satisfiable(goal)
+    assert ks.holds("[!q] K_A q", {"p", "q"}) and not ks.holds("K_A q", {"p", "q"})
+    assert not after.announce("p").is_satisfiable("~K_A q")
+
+
 # ---------------------------------------------------------------- counting
 
 
@@ -245,10 +294,23 @@ def test_relational_product_equals_quantified_conjunction(backend: str) -> None:
     manager.declare("a", "b", "c", "d")
     u = manager.add_expr(r"(a /\ b) \/ (c /\ ~d)")
     v = manager.add_expr(r"(b \/ c) /\ (a \/ ~d)")
+    product = and_exists_function(manager)
     for size in range(5):
         for quantified in itertools.combinations("abcd", size):
             expected = manager.exist(set(quantified), u & v)
             assert and_exists(u, v, set(quantified)) == expected
+            assert product(u, v, frozenset(quantified)) == expected
+
+
+def test_a_manager_with_a_small_computed_table_gives_the_same_answers(backend: str) -> None:
+    small = new_manager(backend, initial_cache_size=16)
+    default = new_manager(backend)
+    for manager in (small, default):
+        ks = KnowledgeStructure(["p", "q"], "p | q", {"A": ["p"]}, manager=manager)
+        assert ks.count_states("K_A q") == 1
+    if backend == "cudd":
+        with pytest.raises(ModelError, match="initial_cache_size"):
+            new_manager("cudd", initial_cache_size=0)
 
 
 # ---------------------------------------------------------------- the lower layer

@@ -634,22 +634,23 @@ def _negation(f: Formula) -> Formula:
 
 def _fold_connective(f: Formula, left: Formula, right: Formula) -> Formula:
     """``f``'s binary connective over folded parts, constants taken out."""
-    if isinstance(f, Implies):
-        left, f = _negation(left), Or(left, right)
     if isinstance(f, Iff):
         if _is_constant(left):
             return right if isinstance(left, Top) else _negation(right)
         if _is_constant(right):
             return left if isinstance(right, Top) else _negation(left)
         return Iff(left, right)
-    absorbing, neutral = (_BOTTOM, _TOP) if isinstance(f, And) else (_TOP, _BOTTOM)
+    kind: type[And] | type[Or] = And if isinstance(f, And) else Or
+    if isinstance(f, Implies):
+        left = _negation(left)  # a -> b is ~a | b
+    absorbing, neutral = (_BOTTOM, _TOP) if kind is And else (_TOP, _BOTTOM)
     if absorbing in (left, right):
         return absorbing
     if left == neutral:
         return right
     if right == neutral:
         return left
-    return type(f)(left, right)
+    return kind(left, right)
 
 
 def _propositional_consequence(f: Formula) -> Formula:

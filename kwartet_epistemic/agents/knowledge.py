@@ -317,7 +317,7 @@ class ExactKnowledge(_ViewFollower):
     def _compute(
         history: PublicHistory, infos: list[PrivateInfo], wanted: frozenset[int]
     ) -> tuple[np.ndarray, int]:
-        counter = WorldCounter(history, infos, marginals=True)
+        counter = WorldCounter(history, infos, marginals=True, stable_layout=True)
         count = counter.count
         origins = counter.origin_table()
         if count == 0:

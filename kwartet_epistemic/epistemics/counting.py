@@ -353,7 +353,9 @@ class WorldCounter:
 
     The count is computed in the constructor (with ``marginals``, the marginals of
     :meth:`origin_counts` in the same run); marginals and the tables for sampling are
-    otherwise computed on first use, once.
+    otherwise computed on first use, once.  ``stable_layout`` keeps the tables' layout
+    from changing with every event (see below): for counters rebuilt event by event
+    whose samples are not drawn.
 
     >>> import kwartet_epistemic as kw
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
@@ -374,46 +376,45 @@ class WorldCounter:
         *,
         all_dead: bool = False,
         marginals: bool = False,
+        stable_layout: bool = False,
     ) -> None:
         self.history = history
         self.viewers = tuple(viewers)
         n_slots = len(history.capacity)
         self.n_slots = n_slots
-        allowed = list(history.allowed)
-        # Each viewer knows their dealt hand and their draws exactly; several viewers
-        # pool what they know (distributed knowledge).
-        for viewer in self.viewers:
-            own = 1 << history.players.index(viewer.player)
-            for number, _card in viewer.draws:
-                own |= 1 << history.draw_slots[number]
-            keep = ~own
-            allowed = [mask & keep for mask in allowed]
-            for c in viewer.dealt:
-                allowed[c] = history.allowed[c] & (1 << history.players.index(viewer.player))
-            for number, card in viewer.draws:
-                allowed[card] = history.allowed[card] & (1 << history.draw_slots[number])
-        for c, mask in (restrict or {}).items():
-            allowed[c] &= mask
         capacity = list(history.capacity)
         n_families = history.deck.n_families
         self.fixed: dict[int, int] = {}  # card -> its only possible origin
         self.zero = False
         masks_of: list[tuple[int, int, int, int]] = []
         free_of: list[tuple[int, ...]] = []
+        # What a family's cards may be, as these viewers see it, changes only with the
+        # family's stamp: remembered per viewers (restricted families are worked out).
+        memo = history.memo
+        if len(memo) > _MEMO_LIMIT:
+            memo.clear()
+        seen = memo.get(("cards", self.viewers))
+        if not isinstance(seen, dict):
+            seen = memo[("cards", self.viewers)] = {}
+        restricted = {c // 4 for c in restrict} if restrict else set()
+        rules: tuple[dict[int, int], int] | None = None
         for f in range(n_families):
-            masks = (allowed[4 * f], allowed[4 * f + 1], allowed[4 * f + 2], allowed[4 * f + 3])
-            free = []
-            for i, mask in enumerate(masks):
-                if not mask:
-                    self.zero = True
-                elif mask & (mask - 1):
-                    free.append(i)
-                else:
-                    slot = mask.bit_length() - 1
-                    self.fixed[4 * f + i] = slot
-                    capacity[slot] -= 1
+            stamp = history.family_stamps[f]
+            known = seen.get(f) if f not in restricted else None
+            if known is None or known[0] != stamp:
+                if rules is None:
+                    rules = self._viewer_rules()
+                known = (stamp, *self._family_cards(f, rules, restrict))
+                if f not in restricted:
+                    seen[f] = known
+            _, masks, free, fixed, empty = known
+            if empty:
+                self.zero = True
+            for card, slot in fixed:
+                self.fixed[card] = slot
+                capacity[slot] -= 1
             masks_of.append(masks)
-            free_of.append(tuple(free))
+            free_of.append(free)
         if any(c < 0 for c in capacity):
             self.zero = True
         self.capacity = capacity
@@ -421,7 +422,17 @@ class WorldCounter:
         # free cards are all placed, so the use of the roomiest slot is implied by the
         # others', and the tables lose a dimension.
         room = [s for s in range(n_slots) if capacity[s] > 0]
-        implied = max(room, key=lambda s: capacity[s]) if len(room) > 1 else None
+        # The roomiest slot gives the smallest tables, but it changes as cards become
+        # known, and with it every family's table; the last slot with room changes only
+        # when a slot fills (``stable_layout``, for counters rebuilt after every event).
+        # Counts and marginals do not depend on the choice; the order of enumeration
+        # (samples, explicit models) does, so the roomiest stays the default.
+        if len(room) < 2:
+            implied = None
+        elif stable_layout:
+            implied = room[-1]
+        else:
+            implied = max(room, key=lambda s: capacity[s])
         self.dims = [s for s in room if s != implied]
         dim_of = [-1] * n_slots
         for d, s in enumerate(self.dims):
@@ -433,9 +444,6 @@ class WorldCounter:
         self.cap: tuple[int, ...] = tuple(capacity[s] for s in self.dims) or (0,)
         self.tables: list[FamilyPoly] = []
         self.table_families: list[int] = []
-        memo = history.memo
-        if len(memo) > _MEMO_LIMIT:
-            memo.clear()
         dead = history.dead_slots if all_dead else 0
         for f in range(n_families):
             if self.zero:
@@ -478,8 +486,56 @@ class WorldCounter:
         # which every unexposed family has a dead card.  This one condition couples the
         # families, and inclusion-exclusion keeps the programme per family.
         if not all_dead and history.game_goes_on_with_dead_cards() and self.count:
-            self._dead_worlds = WorldCounter(history, viewers, restrict, all_dead=True)
+            self._dead_worlds = WorldCounter(
+                history, viewers, restrict, all_dead=True, stable_layout=stable_layout
+            )
             self.count -= self._dead_worlds.count
+
+    def _viewer_rules(self) -> tuple[dict[int, int], int]:
+        """The viewers' private information as mask rules: each of their own cards may
+        come only from its own slot (their hand, or their draw), and every other card
+        from none of their slots (distributed knowledge pools them)."""
+        history = self.history
+        own_card: dict[int, int] = {}
+        own_slots = 0
+        for viewer in self.viewers:
+            hand = 1 << history.players.index(viewer.player)
+            own_slots |= hand
+            for c in viewer.dealt:
+                own_card[c] = hand
+            for number, card in viewer.draws:
+                own_slots |= 1 << history.draw_slots[number]
+                own_card[card] = 1 << history.draw_slots[number]
+        return own_card, ~own_slots
+
+    def _family_cards(
+        self,
+        f: int,
+        rules: tuple[dict[int, int], int],
+        restrict: Mapping[int, int] | None,
+    ) -> tuple[tuple[int, int, int, int], tuple[int, ...], tuple[tuple[int, int], ...], bool]:
+        """Family ``f``'s cards as the viewers see them: their allowed masks, the free
+        ones (more than one possible origin), the fixed ones (card, slot), and whether
+        one has no possible origin at all."""
+        own_card, keep = rules
+        allowed = self.history.allowed
+        masks = []
+        free = []
+        fixed = []
+        empty = False
+        for i in range(4):
+            c = 4 * f + i
+            mask = allowed[c] & own_card.get(c, keep)
+            if restrict and c in restrict:
+                mask &= restrict[c]
+            masks.append(mask)
+            if not mask:
+                empty = True
+            elif mask & (mask - 1):
+                free.append(i)
+            else:
+                fixed.append((c, mask.bit_length() - 1))
+        return (masks[0], masks[1], masks[2], masks[3]), tuple(free), tuple(fixed), empty
 
     def _family_entry(
         self,

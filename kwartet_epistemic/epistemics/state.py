@@ -92,6 +92,7 @@ class EpistemicState:
         self._history = PublicHistory(self.deck, self.players, self.rules)
         self._private: dict[str, PrivateInfo] = {}
         self._counters: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
+        self._samplers: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
         self._model: tuple[Any, Any, np.ndarray] | None = None
         self._symbolic_state: tuple[int, Any] | None = None
         self._catch_up()
@@ -143,7 +144,7 @@ class EpistemicState:
         cached = self._counters.get(key)
         if cached is None or cached[0] != version:
             infos = [self._info(p) for p in key]
-            counter = WorldCounter(self._history, infos, marginals=True)
+            counter = WorldCounter(self._history, infos, marginals=True, stable_layout=True)
             self._counters[key] = (version, counter)
             return counter
         return cached[1]
@@ -286,7 +287,18 @@ class EpistemicState:
         True
         """
         generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        counter = self._counter(() if player is None else (player,))
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise KwartetError(f"sample_worlds(n={n!r}): expected a whole number >= 0")
+        self._catch_up()
+        key = () if player is None else (player,)
+        infos = [self._info(p) for p in key]
+        cached = self._samplers.get(key)
+        if cached is None or cached[0] != self._history.version:
+            # The default layout: the enumeration order, and so the worlds a seed draws,
+            # are those the engine has always drawn.
+            cached = (self._history.version, WorldCounter(self._history, infos))
+            self._samplers[key] = cached
+        counter = cached[1]
         if counter.count == 0:
             raise KwartetError("no world is consistent with the record")
         history = self.history

@@ -101,9 +101,10 @@ def test_settled_atoms_are_constants_on_the_full_deck():
 def test_malformed_atoms_are_left_to_the_bdd_route_and_its_errors():
     game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
     state = kw.knowledge(game, engine="symbolic")
-    assert shortcut_holds(state, parse("K_A has(Z, 7S)")) is None
-    with pytest.raises(kw.KwartetError):
-        state.holds("K_A has(Z, 7S)")
+    for text in ("K_A has(Z, 7S)", "has(Z, 7S) & bot", "K_Z top", "C_{A,Z} has(A, 7S)"):
+        assert shortcut_holds(state, parse(text)) is None
+        with pytest.raises(kw.KwartetError):
+            state.holds(text)
 
 
 @pytest.mark.parametrize("asks", [12, 24])

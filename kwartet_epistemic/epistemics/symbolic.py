@@ -309,6 +309,8 @@ def shortcut_holds(state: EpistemicState, formula: Formula | str) -> Truth:
     """
     f = parse(formula) if isinstance(formula, str) else formula
     shortcuts = _Shortcuts(state)
+    if not shortcuts.well_formed(f):
+        return None  # the BDD route reports what is wrong
     if state.viewer is None:
         return shortcuts.truth(shortcuts.fold(f))
     # On a view: true when the viewer knows it, false when the viewer knows its negation.
@@ -355,6 +357,13 @@ class _Shortcuts:
         self.state = state
         self.history = state.history
         self._known: dict[tuple[tuple[str, ...], Formula], Truth] = {}
+
+    def well_formed(self, f: Formula) -> bool:
+        """Whether every atom is ``has(player, card)`` and every agent a player."""
+        players = set(self.history.players)
+        if not f.agents() <= players:
+            return False
+        return all(self._literal(atom) is not None for atom in f.atoms())
 
     # ----- rewriting: settled atoms and own knowledge -------------------------------
 

@@ -289,8 +289,12 @@ class Aggressive(Policy):
         if sure is not None:
             return sure
         scores = situation.scores()
+        # The targets in seat order (the asks' order), not a set of names: the random
+        # tie-breaks are drawn in this order, and a set of strings iterates differently in
+        # every process (PYTHONHASHSEED), so seeded games would not replay.
         targets = sorted(
-            {a.target for a in situation.asks}, key=lambda p: (-scores[p], rng.random())
+            dict.fromkeys(a.target for a in situation.asks),
+            key=lambda p: (-scores[p], rng.random()),
         )
         for target in targets:
             cards = [c for c in situation.missing_cards() if target in situation.candidates(c)]

@@ -81,6 +81,7 @@ def without_no_complete_family_rule(game: kw.Game, player: str | None) -> int:
     history.extend(e.public() for e in game.record)
     for f in range(game.deck.n_families):
         history.clauses[f] = {c for c in history.clauses[f] if c.kind == "some"}
+        history.family_changed(f)
     viewers = []
     if player is not None:
         state = kw.knowledge(game)

@@ -58,6 +58,8 @@ __all__ = ["Clause", "PublicHistory", "PrivateInfo", "private_info"]
 EXPOSED = "exposed"
 IGNORED = -2
 """A clause condition for a card that the clause does not concern."""
+_FULL = (1 << 62) - 1  # the canonical "every slot" condition
+_ALL_FULL = (_FULL,) * 4
 
 
 _STAMPS = itertools.count(1)
@@ -128,6 +130,8 @@ class PublicHistory:
         # Where each publicly seen card is now: a player, a pile name, or EXPOSED.
         self.location: list[str | None] = [None] * len(deck)
         self.clauses: list[set[Clause]] = [set() for _ in deck.families]
+        # The clauses as (kind, conditions), for a quick test of whether one is new.
+        self._clause_keys: list[set[tuple[str, tuple[int, ...]]]] = [set() for _ in deck.families]
         self.exposed_families: dict[int, str] = {}
         # reach[p]: the slots whose cards are with player p now, if never seen moving.
         self.reach: dict[str, int] = {p: 1 << i for i, p in enumerate(self.players)}
@@ -179,6 +183,7 @@ class PublicHistory:
             setattr(twin, name, list(getattr(self, name)))
         twin._names = list(self._names)
         twin.clauses = [set(c) for c in self.clauses]
+        twin._clause_keys = [set(k) for k in self._clause_keys]
         twin.exposed_families = dict(self.exposed_families)
         twin.reach = dict(self.reach)
         twin._dirty_families = set(self._dirty_families)
@@ -366,6 +371,21 @@ class PublicHistory:
                 f"{player} denied holding {self.deck.cards[c].code}, which {player} holds"
             )
 
+    def _conditions(self, f: int, player: str) -> tuple[int, ...] | None:
+        """The masks of "card i of family f is with ``player`` now" (normalised: every
+        slot for a card seen with the player), or None when one of the cards is surely
+        elsewhere."""
+        reach = self.reach[player]
+        conditions = []
+        for where in self.location[4 * f : 4 * f + 4]:
+            if where is None:
+                conditions.append(reach)
+            elif where == player:
+                conditions.append(_FULL)
+            else:
+                return None
+        return tuple(conditions)
+
     def _asked(self, asker: str, card: Card) -> None:
         f = card.family_index
         conditions = tuple(self._condition(x.index, asker) for x in self.deck.family_cards(f))
@@ -397,24 +417,29 @@ class PublicHistory:
         for f in sorted(families):
             if f in self.exposed_families:
                 continue
-            cards = self.deck.family_cards(f)
             for p in self.players:
-                conditions = tuple(self._condition(x.index, p) for x in cards)
-                if all(cond != 0 for cond in conditions):
-                    if all(cond == -1 for cond in conditions):
-                        raise InconsistentRecordError(
-                            f"{p} holds the whole family {self.deck.families[f]} unexposed"
-                        )
-                    self._add_clause(f, Clause("notall", conditions))  # type: ignore[arg-type]
+                conditions = self._conditions(f, p)
+                if conditions is None:
+                    continue  # a card of the family is surely not with p
+                if conditions == _ALL_FULL:
+                    raise InconsistentRecordError(
+                        f"{p} holds the whole family {self.deck.families[f]} unexposed"
+                    )
+                self._add_normalised(f, "notall", conditions)
 
     def _add_clause(self, f: int, clause: Clause) -> None:
         # Conditions are slot masks; normalise "always" to a canonical all-ones mask.
-        full = (1 << 62) - 1
-        clause = Clause(clause.kind, tuple(full if c == -1 else c for c in clause.conditions))  # type: ignore[arg-type]
-        if clause.kind == "allornone" and all(c in (0, IGNORED) for c in clause.conditions):
+        conditions = tuple(_FULL if c == -1 else c for c in clause.conditions)
+        if clause.kind == "allornone" and all(c in (0, IGNORED) for c in conditions):
             return  # the player surely holds none of them
-        if clause not in self.clauses[f]:
-            self.clauses[f].add(clause)
+        self._add_normalised(f, clause.kind, conditions)
+
+    def _add_normalised(self, f: int, kind: str, conditions: tuple[int, ...]) -> None:
+        key = (kind, conditions)
+        known = self._clause_keys[f]
+        if key not in known:
+            known.add(key)
+            self.clauses[f].add(Clause(kind, conditions))  # type: ignore[arg-type]
             self.family_stamps[f] = next(_STAMPS)
             self.version += 1
 

@@ -134,10 +134,12 @@ class _FormulaTable:
         self.opcodes: list[int] = []
         self.children: list[tuple[int, ...]] = []
         self.static: list[bool] = []
+        self.propositional: list[bool] = []
         self.agents: list[frozenset[str]] = []
         self.numbers: dict[int, tuple[Formula, int]] = {}  # id(node) -> (node, number)
         self.keys: dict[tuple[Any, ...], int] = {}
         self.segments: dict[int, tuple[int, ...]] = {}
+        self.closures: dict[int, tuple[int, ...]] = {}
         self.weight = 0  # numbers held in remembered segments
 
     def number(self, root: Formula) -> int:
@@ -175,25 +177,43 @@ class _FormulaTable:
                 opcodes.append(opcode)
                 children.append(parts)
                 static.append(opcode < _ANNOUNCE and all(static[part] for part in parts))
+                self.propositional.append(
+                    opcode <= _IFF and all(self.propositional[part] for part in parts)
+                )
                 agents.append(_agents_of(node, [agents[part] for part in parts]))
             numbers[id(node)] = (node, number)
         return numbers[id(root)][1]
 
     def segment(self, number: int) -> tuple[int, ...]:
-        """The numbers of subformula ``number`` and of its subformulas, increasing."""
+        """Subformula ``number`` and its parts down to propositional ones, increasing.
+
+        The insides of propositional parts are left out: their BDDs do not depend on
+        the law, so they are computed once (see :meth:`closure`) and looked up.
+        """
         found = self.segments.get(number)
         if found is None:
-            seen = {number}
-            stack = [number]
-            children = self.children
-            while stack:
-                for child in children[stack.pop()]:
-                    if child not in seen:
-                        seen.add(child)
-                        stack.append(child)
-            found = self.segments[number] = tuple(sorted(seen))
-            self.weight += len(found)
+            found = self.segments[number] = self._walk(number, self.propositional)
         return found
+
+    def closure(self, number: int) -> tuple[int, ...]:
+        """Subformula ``number`` and all its parts, increasing."""
+        found = self.closures.get(number)
+        if found is None:
+            found = self.closures[number] = self._walk(number, None)
+        return found
+
+    def _walk(self, number: int, leaves: list[bool] | None) -> tuple[int, ...]:
+        seen = {number}
+        stack = [] if leaves is not None and leaves[number] else [number]
+        children = self.children
+        while stack:
+            for child in children[stack.pop()]:
+                if child not in seen:
+                    seen.add(child)
+                    if leaves is None or not leaves[child]:
+                        stack.append(child)
+        self.weight += len(seen)
+        return tuple(sorted(seen))
 
     def size(self) -> int:
         """A measure of the memory held: nodes, identities and remembered segments."""
@@ -276,19 +296,26 @@ class _Memo:
     """BDDs of (subformula number, law) pairs, for one formula table at a time.
 
     Shared by a structure and those made from it by announcements (they differ only
-    in the law, which is part of the key).  Emptied when it passes ``_MEMO_LIMIT``
+    in the law, which is part of the key; propositional parts are keyed by number
+    alone).  Emptied when it passes ``_MEMO_LIMIT``
     entries, at the start of an evaluation, or when the formula table changes.
     """
 
-    __slots__ = ("table", "values")
+    __slots__ = ("table", "values", "propositional")
 
     def __init__(self) -> None:
         self.table: _FormulaTable | None = None
         self.values: dict[tuple[int, Bdd], Bdd] = {}
+        # BDDs of propositional subformulas, which do not depend on the law.
+        self.propositional: dict[int, Bdd] = {}
 
     def values_for(self, table: _FormulaTable) -> dict[tuple[int, Bdd], Bdd]:
-        if self.table is not table or len(self.values) > _MEMO_LIMIT:
-            self.table, self.values = table, {}
+        if (
+            self.table is not table
+            or len(self.values) > _MEMO_LIMIT
+            or len(self.propositional) > _MEMO_LIMIT
+        ):
+            self.table, self.values, self.propositional = table, {}, {}
         return self.values
 
 
@@ -705,22 +732,27 @@ class BddKnowledgeStructure:
         """Fill ``values[i]`` for the announcement-free subformulas ``numbers`` (children
         first), all under ``law``; the common operations are inlined."""
         nodes, opcodes, children = program.nodes, program.opcodes, program.children
+        propositional = program.table.propositional
+        law_free = self._memo.propositional
         unobserved = self._unobserved
         exists = self._and_exists
-        atom_bdd = self._atom_bdd
 
         def known(part: int, _law: Bdd) -> Bdd:
             return values[part]
 
         for number in numbers:
+            if propositional[number]:
+                found = law_free.get(number)
+                values[number] = (
+                    found if found is not None else self._propositional(program, number)
+                )
+                continue
             opcode = opcodes[number]
             parts = children[number]
             if opcode == _AND:
                 result = values[parts[0]] & values[parts[1]]
             elif opcode == _NOT:
                 result = ~values[parts[0]]
-            elif opcode == _ATOM:
-                result = atom_bdd(nodes[number])
             elif opcode == _K:
                 hidden = unobserved[nodes[number].agent]  # type: ignore[attr-defined]
                 result = ~exists(law, ~values[parts[0]], hidden)
@@ -733,6 +765,32 @@ class BddKnowledgeStructure:
             else:
                 result = self._step(program, number, law, known)
             values[number] = result
+
+    def _propositional(self, program: _Program, number: int) -> Bdd:
+        """The BDD of propositional subformula ``number``, remembered with its parts."""
+        opcodes, children = program.opcodes, program.children
+        law_free = self._memo.propositional
+        for part in program.table.closure(number):
+            if part in law_free:
+                continue
+            opcode = opcodes[part]
+            arguments = [law_free[child] for child in children[part]]
+            if opcode == _ATOM:
+                result = self._atom_bdd(program.nodes[part])  # type: ignore[arg-type]
+            elif opcode == _NOT:
+                result = ~arguments[0]
+            elif opcode == _AND:
+                result = arguments[0] & arguments[1]
+            elif opcode == _OR:
+                result = arguments[0] | arguments[1]
+            elif opcode == _IMPLIES:
+                result = ~arguments[0] | arguments[1]
+            elif opcode == _IFF:
+                result = arguments[0].equiv(arguments[1])
+            else:
+                result = self._manager.true if opcode == _TOP else self._manager.false
+            law_free[part] = result
+        return law_free[number]
 
     def _step(
         self,

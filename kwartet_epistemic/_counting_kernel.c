@@ -108,7 +108,7 @@ static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
                 lo[i] = max64(sbox->lo[i], dbox->lo[i] - v[i]);                          \
                 hi[i] = min64(sbox->hi[i], dbox->hi[i] - v[i]);                          \
             }                                                                            \
-            T w = (T)p->weights[j];                                                      \
+            T w = (T)(uint64_t)p->weights[j];                                                    \
             int64_t off = flat(L, v), sv = 0;                                            \
             for (int i = 0; i < D; i++) sv += v[i];                                      \
             int64_t smin = max64(sbox->slo, dbox->slo - sv);                             \

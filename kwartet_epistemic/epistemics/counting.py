@@ -195,6 +195,11 @@ class FamilyPoly:
         return tuple(tuple(g) for g in grouped)
 
     @cached_property
+    def signature(self) -> bytes:
+        """The table's content: equal for families with the same polynomial."""
+        return self.vectors.tobytes() + self.weights.tobytes() + self.card_slot.tobytes()
+
+    @cached_property
     def vector_tuples(self) -> tuple[tuple[int, ...], ...]:
         return tuple(tuple(v) for v in self.vectors.tolist())
 
@@ -620,38 +625,58 @@ class WorldCounter:
 
     def _run_kernel(self, wanted: list[int], wide: bool, keep_backward: bool) -> int:
         assert _kernel is not None
-        polys = [(t.vectors, t.weights) for t in self.tables]
+        tables = self.tables
+        copies: list[tuple[FamilyPoly, FamilyPoly]] = []
+        if wanted and not keep_backward:
+            # Families with the same table have the same marginals (the others leave
+            # each the same rest): one of each is asked for, placed last, so that the
+            # backward products stop early.  The order of the product does not matter.
+            first_of: dict[bytes, FamilyPoly] = {}
+            others = []
+            for position in wanted:
+                table = tables[position]
+                representative = first_of.setdefault(table.signature, table)
+                if representative is not table:
+                    copies.append((table, representative))
+                    others.append(table)
+            unwanted = [t for i, t in enumerate(tables) if i not in set(wanted)]
+            tables = unwanted + others + list(first_of.values())
+            wanted = list(range(len(tables) - len(first_of), len(tables)))
+        polys = [(t.vectors, t.weights) for t in tables]
         requests = []
         if wanted and not wide:
             # The kernel writes each family's four rows straight into the table.
             origins = self._origin_array(False)
             for position in wanted:
-                table = self.tables[position]
+                table = tables[position]
                 first = table.cards[0]
                 requests.append((position, table.card_slot, origins[first : first + 4]))
         elif wanted:
             outputs = []
             for position in wanted:
-                table = self.tables[position]
+                table = tables[position]
                 out = np.empty(2 * table.card_slot.shape[1], dtype=np.int64)
                 outputs.append(out)
                 requests.append((position, table.card_slot, out))
         backward = None
         if keep_backward:
             size = math.prod(c + 1 for c in self.cap)
-            backward = np.empty((len(self.tables) + 1) * size, dtype=np.int64)
+            backward = np.empty((len(tables) + 1) * size, dtype=np.int64)
         count = _kernel.programme(self.cap, polys, requests, wide, backward)
         if backward is not None:
             shape = tuple(c + 1 for c in self.cap)
-            self._backward = list(backward.reshape((len(self.tables) + 1, *shape)))
+            self._backward = list(backward.reshape((len(tables) + 1, *shape)))
         if wanted and wide:
             origins = self._origin_array(True)
             for position, out in zip(wanted, outputs, strict=True):
                 half = len(out) // 2
                 low = out[:half].view(np.uint64).astype(object)
                 high = out[half:].view(np.uint64).astype(object)
-                first = self.tables[position].cards[0]
+                first = tables[position].cards[0]
                 origins[first : first + 4] = ((high << 64) | low).reshape(4, self.n_slots)
+        for table, representative in copies:
+            first, source = table.cards[0], representative.cards[0]
+            origins[first : first + 4] = origins[source : source + 4]
         return int(count)
 
     def _origin_array(self, wide: bool) -> np.ndarray:

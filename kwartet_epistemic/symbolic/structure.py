@@ -139,7 +139,6 @@ class _FormulaTable:
         self.numbers: dict[int, tuple[Formula, int]] = {}  # id(node) -> (node, number)
         self.keys: dict[tuple[Any, ...], int] = {}
         self.segments: dict[int, tuple[int, ...]] = {}
-        self.closures: dict[int, tuple[int, ...]] = {}
         self.weight = 0  # numbers held in remembered segments
 
     def number(self, root: Formula) -> int:
@@ -188,29 +187,22 @@ class _FormulaTable:
         """Subformula ``number`` and its parts down to propositional ones, increasing.
 
         The insides of propositional parts are left out: their BDDs do not depend on
-        the law, so they are computed once (see :meth:`closure`) and looked up.
+        the law, so they are computed once and looked up.
         """
         found = self.segments.get(number)
         if found is None:
             found = self.segments[number] = self._walk(number, self.propositional)
         return found
 
-    def closure(self, number: int) -> tuple[int, ...]:
-        """Subformula ``number`` and all its parts, increasing."""
-        found = self.closures.get(number)
-        if found is None:
-            found = self.closures[number] = self._walk(number, None)
-        return found
-
-    def _walk(self, number: int, leaves: list[bool] | None) -> tuple[int, ...]:
+    def _walk(self, number: int, leaves: list[bool]) -> tuple[int, ...]:
         seen = {number}
-        stack = [] if leaves is not None and leaves[number] else [number]
+        stack = [] if leaves[number] else [number]
         children = self.children
         while stack:
             for child in children[stack.pop()]:
                 if child not in seen:
                     seen.add(child)
-                    if leaves is None or not leaves[child]:
+                    if not leaves[child]:
                         stack.append(child)
         self.weight += len(seen)
         return tuple(sorted(seen))
@@ -767,12 +759,24 @@ class BddKnowledgeStructure:
             values[number] = result
 
     def _propositional(self, program: _Program, number: int) -> Bdd:
-        """The BDD of propositional subformula ``number``, remembered with its parts."""
+        """The BDD of propositional subformula ``number``, remembered with its parts.
+
+        A work stack that stops at parts already remembered, so a formula made of
+        known pieces (hands shared by many announcements) costs only its new nodes.
+        """
         opcodes, children = program.opcodes, program.children
         law_free = self._memo.propositional
-        for part in program.table.closure(number):
+        stack = [number]
+        while stack:
+            part = stack[-1]
             if part in law_free:
+                stack.pop()
                 continue
+            missing = [child for child in children[part] if child not in law_free]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
             opcode = opcodes[part]
             arguments = [law_free[child] for child in children[part]]
             if opcode == _ATOM:

@@ -318,9 +318,15 @@ def main() -> None:
     print(f"# machine: {processor_name()}, {os.cpu_count()} cores, {platform.machine()}")
     print(f"# python {platform.python_version()}, dd {dd.__version__} (CUDD)")
     print(f"# load average (1, 5, 15 min) at start: {load_average()}")
-    if not have_smcdel:
+    if have_smcdel:
+        print(f"# SMCDEL 1.3.0 (CacBDD backend) from {bench}:")
+        for case in cases:
+            command = commands[case] or []
+            print(f"#   {case:<10} {Path(command[0]).name} {' '.join(command[1:])}")
+    else:
         print(f"# SMCDEL not built (no binaries in {bench}): its columns are skipped.")
         print("#   Build it with /work/shared/tools/smcdel/build.sh (see its README).")
+    print(f"# ours: {Path(sys.executable).name} {HERE.name} --worker CASE (CUDD through dd.cudd)")
 
     ours: dict[str, list[dict[str, Any]]] = {case: [] for case in cases}
     theirs: dict[str, list[dict[str, float]]] = {case: [] for case in cases}
@@ -345,8 +351,10 @@ def main() -> None:
         "russian": "Russian cards: 102 safe of 1,290",
         "kwartet": "Kwartet 16 cards 6/5/5",
     }
-    print(f"\nmedian of {options.repeat} interleaved runs, each in a fresh process;")
-    print("seconds inside the process (process wall time incl. start-up in brackets)\n")
+    print(f"\nmedian of {options.repeat} interleaved runs, each in a fresh process: seconds inside")
+    print("the process after start-up and imports (the wall columns: the whole process,")
+    print("interpreter start-up and imports included).  Our muddy children time includes")
+    print("making the BDD manager; SMCDEL's global CacBDD manager is made before its timer.\n")
     head = f"{'case':<34} {'ours s':>8} {'SMCDEL CacBDD s':>16} {'SMCDEL / ours':>14}"
     print(head + f"   {'wall ours':>9} {'wall SMCDEL':>11}")
     print("-" * (len(head) + 24))

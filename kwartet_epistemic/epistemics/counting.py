@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 
@@ -51,9 +52,10 @@ except ImportError:  # pragma: no cover - depends on the install
 
 __all__ = ["WorldCounter", "FamilyPoly", "simplify_clauses", "kernel_available"]
 
-USE_KERNEL = True
-"""Whether to use the compiled kernel where it is available (tests switch it off to run
-the NumPy path on the same positions)."""
+USE_KERNEL = os.environ.get("KWARTET_NO_KERNEL", "") in ("", "0")
+"""Whether to use the compiled kernel where it is available: on unless the environment
+sets ``KWARTET_NO_KERNEL=1`` (the tests switch it off to run the NumPy path on the same
+positions)."""
 
 _NARROW = 1 << 63  # answers below this are exact modulo 2^64 and fit a signed int64
 _WIDE = 1 << 127  # the same for the kernel's 128-bit arithmetic

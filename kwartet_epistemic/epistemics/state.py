@@ -93,6 +93,7 @@ class EpistemicState:
         self._private: dict[str, PrivateInfo] = {}
         self._counters: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
         self._samplers: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
+        self._places: dict[str, tuple[WorldCounter, list[str | None]]] = {}
         self._model: tuple[Any, Any, np.ndarray] | None = None
         self._symbolic_state: tuple[int, Any] | None = None
         self._catch_up()
@@ -270,10 +271,32 @@ class EpistemicState:
         elif self.engine == "symbolic":
             slots = self._symbolic().possible_origins(player, c)
         else:
-            origin = self._counter((player,)).origin_table()[c]
-            slots = {s for s in range(len(origin)) if origin[s]}
+            return self._known_places(player)[c]
         places = {history.slot_owner[s] or history.slot_names[s] for s in slots}
         return places.pop() if len(places) == 1 else None
+
+    def _known_places(self, player: str) -> list[str | None]:
+        """For every card, where ``player`` knows it lies (from the counting engine's
+        table, worked out once per table), else None."""
+        counter = self._counter((player,))
+        cached = self._places.get(player)
+        if cached is not None and cached[0] is counter:
+            return cached[1]
+        history = self._history
+        names = [owner or name for owner, name in zip(history.slot_owner, history.slot_names)]
+        place_index = {name: i for i, name in enumerate(dict.fromkeys(names))}
+        place_of_slot = np.array([place_index[name] for name in names], dtype=np.int64)
+        possible = counter.origin_table() != 0
+        # A card is located when all its possible origin slots name one place.
+        lowest = np.where(possible, place_of_slot, len(place_index)).min(axis=1)
+        highest = np.where(possible, place_of_slot, -1).max(axis=1)
+        place_names = list(place_index)
+        places: list[str | None] = [
+            place_names[low] if low == high else None
+            for low, high in zip(lowest.tolist(), highest.tolist(), strict=True)
+        ]
+        self._places[player] = (counter, places)
+        return places
 
     def sample_worlds(
         self, player: str | None, n: int, rng: np.random.Generator | int | None = None

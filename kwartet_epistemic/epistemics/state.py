@@ -283,7 +283,10 @@ class EpistemicState:
         if cached is not None and cached[0] is counter:
             return cached[1]
         history = self._history
-        names = [owner or name for owner, name in zip(history.slot_owner, history.slot_names)]
+        names = [
+            owner or name
+            for owner, name in zip(history.slot_owner, history.slot_names, strict=True)
+        ]
         place_index = {name: i for i, name in enumerate(dict.fromkeys(names))}
         place_of_slot = np.array([place_index[name] for name in names], dtype=np.int64)
         possible = counter.origin_table() != 0

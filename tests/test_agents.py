@@ -401,6 +401,6 @@ def test_higher_order_measures_what_a_refusal_would_reveal() -> None:
     }
     seven = next(a for a in view.legal_asks() if a.card.code == "7H" and a.target == "C")
     eight = next(a for a in view.legal_asks() if a.card.code == "8H" and a.target == "C")
-    reveal_seven = _revealed_by_refusal(knowledge, situation, seven, exposure, {})
-    reveal_eight = _revealed_by_refusal(knowledge, situation, eight, exposure, {})
+    reveal_seven = _revealed_by_refusal(knowledge, situation, seven, exposure)
+    reveal_eight = _revealed_by_refusal(knowledge, situation, eight, exposure)
     assert 0.0 <= reveal_seven < reveal_eight <= 1.0

@@ -169,38 +169,18 @@ class Agent:
         return f"<Agent {self.player} {name}>"
 
 
-_FAMILY_NUMBERS: dict[tuple[str, ...], dict[str, int]] = {}
-
-
 def legal_asks(view: PlayerView) -> list[Ask]:
-    """``view.legal_asks()``, computed without name lookups (agents call it every move).
+    """The legal asks of the view's player (empty if it is not their turn).
+
+    The view's own :meth:`~kwartet_epistemic.PlayerView.legal_asks` hands out the
+    referee's shared Ask objects, picked by a bit mask, which is several times faster than
+    building new ones (agents call this every move); the order is the same.
 
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
-    >>> legal_asks(game.view("A")) == game.view("A").legal_asks()
+    >>> legal_asks(game.view("A")) == game.view("A").legal_asks() == game.legal_asks()
     True
     """
-    me = view.player
-    if view.to_move != me:
-        return []
-    deck = view.deck
-    numbers = _FAMILY_NUMBERS.get(deck.families)
-    if numbers is None:
-        numbers = _FAMILY_NUMBERS.setdefault(
-            deck.families, {name: f for f, name in enumerate(deck.families)}
-        )
-    closed = {numbers[name] for name in view.exposed}
-    face_up = {c.index for c in view.middle if c is not None}
-    own = {c.index for c in view.hand}
-    families = sorted({c.family_index for c in view.hand} - closed)
-    bluffing = view.rules.bluffing
-    cards = [
-        card
-        for f in families
-        for card in deck.cards[4 * f : 4 * f + 4]
-        if card.index not in face_up and (bluffing or card.index not in own)
-    ]
-    targets = [p for p in view.players if p != me and view.hand_sizes[p] > 0]
-    return [Ask(me, target, card) for target in targets for card in cards]
+    return view.legal_asks()
 
 
 # ----- the policy registry ------------------------------------------------------------

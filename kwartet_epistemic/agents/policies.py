@@ -59,12 +59,21 @@ __all__ = [
 class Situation:
     """One decision's facts, computed once and shared by the helpers of every policy.
 
+    Besides the per-ask helpers (:meth:`chance`, :meth:`family_count`) it keeps the same
+    facts as arrays over the legal asks, in their order (:attr:`ask_cards`,
+    :attr:`chances`, :attr:`family_counts`), so that a policy scores every ask at once:
+    an agent decides many times per game, and per-ask Python calls were most of a
+    knowledge agent's own time.
+
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
     >>> view = game.view("B")
     >>> knowledge = ExactKnowledge("B"); knowledge.update(view)
     >>> s = Situation(view, knowledge, view.legal_asks())
     >>> s.me, len(s.asks) == len(view.legal_asks()), s.known_asks() == []
     ('B', True, True)
+    >>> ask = s.asks[5]
+    >>> s.chances[5] == s.chance(ask), s.family_counts[5] == s.family_count(ask.card.index)
+    (np.True_, np.True_)
     """
 
     def __init__(self, view: PlayerView, knowledge: KnowledgeBase, asks: Sequence[Ask]) -> None:
@@ -84,6 +93,47 @@ class Situation:
         """The knowledge's probabilities for the families the player can ask about."""
         return self.knowledge.probabilities(self.held_families)
 
+    @cached_property
+    def ask_cards(self) -> np.ndarray:
+        """The card index of each ask (ask order)."""
+        return np.fromiter((a.card.index for a in self.asks), dtype=np.intp, count=len(self.asks))
+
+    @cached_property
+    def ask_columns(self) -> np.ndarray:
+        """The target's column (seat) of each ask."""
+        column = self.column
+        return np.fromiter(
+            (column[a.target] for a in self.asks), dtype=np.intp, count=len(self.asks)
+        )
+
+    @cached_property
+    def rows(self) -> np.ndarray:
+        """Each ask's probability that its target holds the card (bluffs included)."""
+        return self.probabilities[self.ask_cards, self.ask_columns]
+
+    @cached_property
+    def chances(self) -> np.ndarray:
+        """Each ask's probability of a yes: :meth:`chance` for every ask at once."""
+        chances = self.rows
+        if self.own and self.view.rules.bluffing:
+            bluffs = np.isin(self.ask_cards, list(self.own))
+            if bluffs.any():
+                chances = np.where(bluffs, 0.0, chances)
+        return chances
+
+    @cached_property
+    def held_counts(self) -> np.ndarray:
+        """How many cards of each family the player holds (family order)."""
+        counts = np.zeros(self.view.deck.n_families, dtype=np.intp)
+        for c in self.own:
+            counts[c // 4] += 1
+        return counts
+
+    @cached_property
+    def family_counts(self) -> np.ndarray:
+        """Each ask's :meth:`family_count`."""
+        return self.held_counts[self.ask_cards // 4]
+
     def chance(self, ask: Ask) -> float:
         """The knowledge's probability that ``ask`` gets a yes."""
         if ask.card.index in self.own:
@@ -92,16 +142,21 @@ class Situation:
 
     def known_asks(self) -> list[Ask]:
         """The asks whose target the knowledge names as the card's holder."""
-        return [ask for ask in self.asks if self.chance(ask) == 1.0]
+        return [self.asks[i] for i in np.flatnonzero(self.chances == 1.0).tolist()]
+
+    @cached_property
+    def _candidates(self) -> dict[int, list[str]]:
+        """Per card, the targets given a chance of holding it (in the asks' order)."""
+        out: dict[int, list[str]] = {}
+        for ask, positive in zip(self.asks, (self.rows > 0.0).tolist(), strict=True):
+            targets = out.setdefault(ask.card.index, [])
+            if positive:
+                targets.append(ask.target)
+        return out
 
     def candidates(self, card_index: int) -> list[str]:
         """Opponents (among the targets) whom the knowledge gives a chance of holding it."""
-        row = self.probabilities[card_index]
-        return [
-            ask.target
-            for ask in self.asks
-            if ask.card.index == card_index and row[self.column[ask.target]] > 0.0
-        ]
+        return list(self._candidates.get(card_index, ()))
 
     def missing_cards(self) -> list[int]:
         """The askable cards the player lacks (deck order)."""
@@ -109,8 +164,7 @@ class Situation:
 
     def family_count(self, card_index: int) -> int:
         """How many cards of the card's family the player holds."""
-        f = card_index // 4
-        return sum(1 for c in self.own if c // 4 == f)
+        return int(self.held_counts[card_index // 4])
 
     def scores(self) -> Mapping[str, int]:
         """Quartets laid down so far."""
@@ -126,6 +180,19 @@ def _best(options: Sequence[Ask], key: Callable[[Ask], Any], rng: np.random.Gene
     scored = [(key(ask), ask) for ask in options]
     top = max(score for score, _ in scored)
     return _pick([ask for score, ask in scored if score == top], rng)
+
+
+def _best_index(indices: np.ndarray, keys: Sequence[np.ndarray], rng: np.random.Generator) -> int:
+    """Among the asks at ``indices`` (ascending), a uniformly random one of those with
+    the largest key, the keys compared in order (``keys[0]`` first; each an array over
+    all asks): the same choice, with the same random number, as :func:`_best` with the
+    tuple key, without a Python call per ask."""
+    for key in keys:
+        if len(indices) == 1:
+            break
+        values = key[indices]
+        indices = indices[values == values.max()]
+    return int(indices[int(rng.integers(len(indices)))])
 
 
 class Policy:
@@ -163,10 +230,10 @@ class Policy:
 
 def _known_first(situation: Situation, rng: np.random.Generator) -> Ask | None:
     """A sure ask, finishing the fullest family first; None if no holder is known."""
-    known = situation.known_asks()
-    if not known:
+    known = np.flatnonzero(situation.chances == 1.0)
+    if not len(known):
         return None
-    return _best(known, lambda a: situation.family_count(a.card.index), rng)
+    return situation.asks[_best_index(known, [situation.family_counts], rng)]
 
 
 @dataclass(frozen=True)
@@ -357,11 +424,9 @@ class KnowledgePolicy(Policy):
     name = "knowledge"
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
-        return _best(
-            situation.asks,
-            lambda a: (situation.chance(a), situation.family_count(a.card.index)),
-            rng,
-        )
+        everything = np.arange(len(situation.asks))
+        keys = [situation.chances, situation.family_counts]
+        return situation.asks[_best_index(everything, keys, rng)]
 
 
 TIPS = ("remember", "rarest", "hide", "spread", "bluff", "endgame")
@@ -537,20 +602,19 @@ class HigherOrder(Policy):
                 )
 
             return _best(known, sure_key, rng)
-        best = max(situation.chance(a) for a in situation.asks)
-        close = [a for a in situation.asks if situation.chance(a) >= best - self.tolerance]
-        revealed: dict[tuple[str, int], float] = {}
-        for ask in close:
-            pair = (ask.target, ask.card.index)
-            if pair not in revealed:
-                revealed[pair] = _revealed_by_refusal(knowledge, situation, ask, exposure)
+        chances = situation.chances
+        close = np.flatnonzero(chances >= chances.max() - self.tolerance).tolist()
+        asks = situation.asks
+        # Python floats, as the keys were always computed (Python's round, not NumPy's).
+        chance = dict(zip(close, chances[close].tolist(), strict=True))
 
         # What a refusal hands the target: the turn, and with it every card of ours that
-        # everybody knows about in a family the target (probably) collects.
+        # everybody knows about in a family the target (probably) collects.  Only rows of
+        # our own families are read, and those the situation's probabilities have.
         everybody_knows_mine = [c for c in mine if public[c, me] == 1.0]
-        whole = knowledge.probabilities()
+        whole = situation.probabilities
         danger: dict[str, float] = {}
-        for target in {a.target for a in close}:
+        for target in dict.fromkeys(asks[i].target for i in close):
             t = situation.column[target]
             total = 0.0
             for c in everybody_knows_mine:
@@ -559,17 +623,28 @@ class HigherOrder(Policy):
                 total += 1.0 - float(np.prod([1.0 - whole[x, t] for x in others]))
             danger[target] = total
 
-        def key(ask: Ask) -> tuple[float, ...]:
-            loss = (1.0 - situation.chance(ask)) * danger[ask.target]
-            return (
-                -round(loss, 9),
-                round(exposure[ask.card.family_index], 9),
-                -round(revealed[(ask.target, ask.card.index)], 9),
-                situation.family_count(ask.card.index),
-                situation.chance(ask),
-            )
+        # The key is (-loss, exposure, -revealed, family count, chance), compared in that
+        # order.  What a refusal would reveal costs a hypothetical count each, so it is
+        # computed only for the asks still tied on the first two parts.
+        def first(i: int) -> tuple[float, float]:
+            ask = asks[i]
+            loss = (1.0 - chance[i]) * danger[ask.target]
+            return (-round(loss, 9), round(exposure[ask.card.family_index], 9))
 
-        return _best(close, key, rng)
+        keys = {i: first(i) for i in close}
+        top = max(keys.values())
+        tied = [i for i in close if keys[i] == top]
+        if len(tied) > 1:
+
+            def rest(i: int) -> tuple[float, int, float]:
+                ask = asks[i]
+                revealed = _revealed_by_refusal(knowledge, situation, ask, exposure)
+                return (-round(revealed, 9), situation.family_count(ask.card.index), chance[i])
+
+            more = {i: rest(i) for i in tied}
+            best = max(more.values())
+            tied = [i for i in tied if more[i] == best]
+        return asks[tied[int(rng.integers(len(tied)))]]
 
 
 def _revealed_by_refusal(

@@ -48,7 +48,7 @@ from kwartet_epistemic.epistemics.history import IGNORED, Clause, PrivateInfo, P
 try:  # the compiled kernel; the NumPy path gives the same answers without it
     from kwartet_epistemic import _counting_kernel as _kernel
 except ImportError:  # pragma: no cover - depends on the install
-    _kernel = None
+    _kernel = None  # type: ignore[assignment]
 
 __all__ = ["WorldCounter", "FamilyPoly", "simplify_clauses", "kernel_available"]
 
@@ -694,12 +694,12 @@ class WorldCounter:
         shape = tuple(c + 1 for c in self.cap)
 
         def unit() -> np.ndarray:
-            array = np.zeros(shape, dtype=dtype)
+            array: np.ndarray = np.zeros(shape, dtype=dtype)
             array[(0,) * len(shape)] = 1
             return array
 
         def multiply(array: np.ndarray, table: FamilyPoly) -> np.ndarray:
-            result = np.zeros(shape, dtype=dtype)
+            result: np.ndarray = np.zeros(shape, dtype=dtype)
             for vector, weight in zip(table.vector_tuples, table.weights.tolist(), strict=True):
                 if any(k > c for k, c in zip(vector, self.cap, strict=True)):
                     continue
@@ -735,7 +735,7 @@ class WorldCounter:
                     upto = tuple(slice(0, c + 1 - k) for k, c in zip(vector, self.cap, strict=True))
                     start = tuple(slice(k, None) for k in vector)
                     rest.append((head[upto] * tail[start]).sum())
-                rest_array = np.array(rest, dtype=dtype)
+                rest_array: np.ndarray = np.array(rest, dtype=dtype)
                 values = rest_array @ table.card_slot.astype(dtype)
                 origins[list(table.cards)] = values.reshape(4, self.n_slots)
         return int(count)

@@ -1,0 +1,23 @@
+"""Types of the counting engine's compiled kernel (``_counting_kernel.c``).
+
+Buffers are any C-contiguous objects of 64-bit integers (NumPy int64 arrays, bytes).
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+def programme(
+    cap: tuple[int, ...],
+    polys: Sequence[tuple[Any, Any]],
+    wanted: Sequence[tuple[int, Any, Any]],
+    wide: bool,
+    backward_out: Any | None,
+) -> int: ...
+def family_table(
+    options: tuple[int, ...],
+    clauses: tuple[tuple[int, ...], ...],
+    free: int,
+    dim_of: Sequence[int],
+    n_dims: int,
+    n_slots: int,
+) -> tuple[bytes, bytes, bytes] | None: ...

@@ -247,8 +247,8 @@ def test_a_fresh_formula_table_gives_the_same_answers(
     for _ in range(2):
         again = [ks.count_states(parse(str(f))) for f in formulas]
         assert again == expected
-        tables = {id(module._compile(parse(str(f))).table) for f in formulas}
-        assert len(tables) == len(formulas)
+        programs = [module._compile(parse(str(f))) for f in formulas]  # kept alive
+        assert len({id(program.table) for program in programs}) == len(formulas)
 
 
 def test_remembered_parts_depend_on_the_law(backend: str) -> None:

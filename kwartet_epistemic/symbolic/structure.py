@@ -100,8 +100,6 @@ class UnknownAgentError(ModelError):
     """A formula names an agent that the structure does not have."""
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
 # Operation codes of compiled formulas, one per formula class.
 _TOP, _BOTTOM, _ATOM, _NOT, _AND, _OR, _IMPLIES, _IFF = range(8)
 _K, _M, _KW, _E, _D, _C, _ANNOUNCE, _ANNOUNCE_DUAL = range(8, 16)
@@ -110,6 +108,16 @@ _OPCODES: dict[type, int] = {
     Implies: _IMPLIES, Iff: _IFF, K: _K, M: _M, Kw: _KW, E: _E, D: _D, C: _C,
     Announce: _ANNOUNCE, AnnounceDual: _ANNOUNCE_DUAL,
 }  # fmt: skip
+# Per formula class, its fields that are not subformulas (an agent, a group, a name):
+# with the numbers of its parts (``args``) they identify a node.
+_EXTRA_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: tuple(
+        f.name
+        for f in fields(kind)
+        if not f.name.startswith("_") and f.type not in ("Formula", Formula)
+    )
+    for kind in _OPCODES
+}
 
 
 class _FormulaTable:
@@ -159,19 +167,16 @@ class _FormulaTable:
             opcode = _OPCODES.get(kind)
             if opcode is None:
                 raise ModelError(f"unsupported formula type {kind.__name__}: {node!r}")
-            names = _FIELD_NAMES.get(kind)
-            if names is None:
-                names = _FIELD_NAMES.setdefault(
-                    kind, tuple(f.name for f in fields(node) if not f.name.startswith("_"))
-                )
-            key = (kind,) + tuple(
-                ("f", numbers[id(value)][1]) if isinstance(value, Formula) else value
-                for value in (getattr(node, name) for name in names)
+            parts = tuple([numbers[id(child)][1] for child in node.args])
+            extras = _EXTRA_FIELDS[kind]
+            key = (
+                (opcode, parts)
+                if not extras
+                else (opcode, parts, *map(node.__getattribute__, extras))
             )
             number = keys.get(key)
             if number is None:
                 number = keys[key] = len(nodes)
-                parts = tuple(numbers[id(child)][1] for child in node.args)
                 nodes.append(node)
                 opcodes.append(opcode)
                 children.append(parts)

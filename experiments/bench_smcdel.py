@@ -79,7 +79,7 @@ def hand_lists(sizes: Iterable[int] = (5, 6, 7)) -> list[list[tuple[int, ...]]]:
     >>> len(hand_lists())
     1290
     """
-    hands = list(combinations(range(7), 3))
+    hands: list[tuple[int, ...]] = list(combinations(range(7), 3))
     found: list[list[tuple[int, ...]]] = []
 
     def extend(chosen: list[tuple[int, ...]], allowed: list[tuple[int, ...]], size: int) -> None:
@@ -321,8 +321,8 @@ def main() -> None:
     if have_smcdel:
         print(f"# SMCDEL 1.3.0 (CacBDD backend) from {bench}:")
         for case in cases:
-            command = commands[case] or []
-            print(f"#   {case:<10} {Path(command[0]).name} {' '.join(command[1:])}")
+            shown = commands[case] or []
+            print(f"#   {case:<10} {Path(shown[0]).name} {' '.join(shown[1:])}")
     else:
         print(f"# SMCDEL not built (no binaries in {bench}): its columns are skipped.")
         print("#   Build it with /work/shared/tools/smcdel/build.sh (see its README).")

@@ -197,6 +197,13 @@ class FamilyPoly:
         return tuple(tuple(g) for g in grouped)
 
     @cached_property
+    def group_rows(self) -> list[np.ndarray]:
+        """The assignments of each use vector, as arrays (in vector order)."""
+        order = np.argsort(self.group, kind="stable")
+        bounds = np.cumsum(self.weights)[:-1]
+        return np.split(self.rows[order], bounds)
+
+    @cached_property
     def signature(self) -> bytes:
         """The table's content: equal for families with the same polynomial."""
         return self.vectors.tobytes() + self.weights.tobytes() + self.card_slot.tobytes()
@@ -804,6 +811,72 @@ class WorldCounter:
             origins = self._sample_all(rng)
             if any(all(not dead >> origins[4 * f + i] & 1 for i in range(4)) for f in live):
                 return origins
+
+    def sample_many(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` worlds drawn exactly and independently uniformly, vectorised: an
+        ``[n, n_cards]`` array of origin slots (-1 for no card).  It draws other worlds
+        from a generator than :meth:`sample` does (the same distribution).
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+        >>> history = PublicHistory(game.deck, game.players, game.rules)
+        >>> history.extend(game.record)
+        >>> worlds = WorldCounter(history).sample_many(5, np.random.default_rng(1))
+        >>> worlds.shape, bool((np.bincount(worlds[0], minlength=4) == 8).all())
+        ((5, 32), True)
+        """
+        if self.count == 0:
+            raise ValueError("no world is possible")
+        if self._width() != "narrow":  # weights beyond int64: one world at a time
+            rows = [self.sample(rng) for _ in range(n)]
+            result = np.full((n, len(self.history.deck)), -1, dtype=np.int64)
+            for i, origins in enumerate(rows):
+                for card, slot in origins.items():
+                    result[i, card] = slot
+            return result
+        result = self._sample_many_all(n, rng)
+        if self._dead_worlds is not None:
+            dead = self.history.dead_slots
+            live = [
+                f
+                for f in range(self.history.deck.n_families)
+                if f not in self.history.exposed_families
+            ]
+            while True:  # rejection keeps every draw exactly uniform
+                is_dead = (dead >> np.maximum(result, 0)) & 1
+                ok = np.zeros(n, dtype=bool)
+                for f in live:
+                    ok |= ~is_dead[:, 4 * f : 4 * f + 4].astype(bool).any(axis=1)
+                bad = np.flatnonzero(~ok)
+                if not len(bad):
+                    break
+                result[bad] = self._sample_many_all(len(bad), rng)
+        return result
+
+    def _sample_many_all(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        backward = self._run_backward()
+        result = np.full((n, len(self.history.deck)), -1, dtype=np.int64)
+        for card, slot in self.fixed.items():
+            result[:, card] = slot
+        remaining = np.tile(np.array(self.cap, dtype=np.int64), (n, 1))
+        for index, table in enumerate(self.tables):
+            after = backward[index + 1]
+            left = remaining[:, None, :] - table.vectors[None, :, :]  # n, m, D
+            ok = (left >= 0).all(axis=2)
+            flat = np.ravel_multi_index(tuple(np.maximum(left, 0).transpose(2, 0, 1)), after.shape)
+            ways = np.where(ok, after.ravel()[flat], 0) * table.weights[None, :]
+            bounds = np.cumsum(ways, axis=1)
+            pick = rng.integers(0, bounds[:, -1])
+            j = (bounds <= pick[:, None]).sum(axis=1)
+            offset = pick - (bounds[np.arange(n), j] - ways[np.arange(n), j])
+            groups = table.group_rows
+            sizes = table.weights[j]
+            chosen = np.array(
+                [groups[g][o] for g, o in zip(j.tolist(), (offset % sizes).tolist(), strict=True)]
+            ).reshape(n, 4)
+            result[:, list(table.cards)] = chosen
+            remaining = left[np.arange(n), j]
+        return result
 
     def _sample_all(self, rng: np.random.Generator) -> dict[int, int]:
         backward = self._run_backward()

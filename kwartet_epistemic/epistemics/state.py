@@ -377,10 +377,10 @@ class EpistemicState:
             last_version = history.version
             for p in players:
                 info = _truncate(infos[p], history)
-                counter = WorldCounter(history, [info])
+                counter = WorldCounter(history, [info], marginals=True, stable_layout=True)
                 if counter.count == 0:
                     continue
-                origin = counter.origin_counts()
+                origin = counter.origin_table()
                 for c, card in enumerate(self.deck.cards):
                     if result[p][card.code] is not None:
                         continue

@@ -263,6 +263,22 @@ def test_remembered_parts_depend_on_the_law(backend: str) -> None:
     assert not after.announce("p").is_satisfiable("~K_A q")
 
 
+def test_a_state_checked_before_an_announcement_is_checked_again_after_it(
+    backend: str,
+) -> None:
+    ks = two_agents(backend)
+    state = frozenset({"q"})
+    assert ks.holds("K_B q", state) and ks.holds("~K_A q", state)  # the second is cached
+    after = ks.announce("p")
+    with pytest.raises(ModelError, match="not a state"):
+        after.holds("K_B q", state)
+    assert ks.holds("K_B q", state)
+    mutable = {"q"}
+    assert not ks.holds("p", mutable)
+    mutable.add("p")  # a set may change between queries: it is never taken as checked
+    assert ks.holds("p", mutable)
+
+
 # ---------------------------------------------------------------- counting
 
 

@@ -961,6 +961,9 @@ class KnowledgeStructure(BddKnowledgeStructure):
                     )
         self._observed: Mapping[str, frozenset[str]] = MappingProxyType(seen)
         self._vocabulary_atoms = atom_bdd
+        # The last frozenset state that holds() checked against this law, and its values.
+        self._checked_state: frozenset[Any] | None = None
+        self._checked_values: dict[str, bool] = {}
         super().__init__(manager, law if law_is_bdd else manager.true, hidden, atom_bdd, names)
         if law_formula is not None:
             # A propositional law does not depend on the law it is evaluated under.
@@ -996,7 +999,15 @@ class KnowledgeStructure(BddKnowledgeStructure):
         >>> ks.holds("K_A p & ~K_B p & D_{A,B} (p & ~q)", {"p"})
         True
         """
-        return self.holds_at(formula, self._assignment_of(state))
+        if isinstance(state, frozenset) and state is self._checked_state:
+            # The same (immutable) state as the last query: already checked.
+            values = self._checked_values
+        else:
+            values = self._check_assignment(self._assignment_of(state))
+            if isinstance(state, frozenset):
+                self._checked_state, self._checked_values = state, values
+        truth = self._manager.let(values, self._truth(_formula_of(formula)))
+        return bool(truth == self._manager.true)
 
     @_plain_errors
     def states(self, *, limit: int = _DEFAULT_STATE_LIMIT) -> Iterator[frozenset[str]]:
@@ -1063,6 +1074,11 @@ class KnowledgeStructure(BddKnowledgeStructure):
             world_names=["{" + ", ".join(sorted(state)) + "}" for state in states],
             atoms=self._vocabulary,
         )
+
+    def _with_law(self, law: Bdd) -> Self:
+        twin = super()._with_law(law)
+        twin._checked_state = None  # a state of this law need not be one of the new law
+        return twin
 
     def _assignment_of(self, state: Iterable[str | Atom]) -> dict[str, bool]:
         if isinstance(state, str | Atom):

@@ -380,7 +380,9 @@ class Deck:
             raise UnknownCardError(f"card {text!r} is not in {self!r}")
         if not isinstance(text, str):
             raise UnknownCardError(f"card name {text!r}: expected a string such as 'QH'")
-        found = self._lookup.get(_squash(text))
+        # The keys are squashed names, so a name without spaces or punctuation (every
+        # code, as records and most asks give) is found lower-cased, skipping the regex.
+        found = self._lookup.get(text.lower()) or self._lookup.get(_squash(text))
         if found is not None:
             return found
         names = [c.code for c in self.cards] + [c.name for c in self.cards]

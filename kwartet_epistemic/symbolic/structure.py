@@ -294,8 +294,10 @@ class _Memo:
 
     Shared by a structure and those made from it by announcements (they differ only
     in the law, which is part of the key; propositional parts are keyed by number
-    alone).  Emptied when it passes ``_MEMO_LIMIT``
-    entries, at the start of an evaluation, or when the formula table changes.
+    alone).  Only the parts worth keeping are stored: whole formulas, the
+    announcement-free parts below announcements and propositional parts.  Emptied, at
+    the start of an evaluation, when it holds more than ``_MEMO_LIMIT`` BDDs (so it
+    keeps alive no more than a few evaluations would) or the formula table changed.
     """
 
     __slots__ = ("table", "values", "propositional")
@@ -307,16 +309,12 @@ class _Memo:
         self.propositional: dict[int, Bdd] = {}
 
     def values_for(self, table: _FormulaTable) -> dict[tuple[int, Bdd], Bdd]:
-        if (
-            self.table is not table
-            or len(self.values) > _MEMO_LIMIT
-            or len(self.propositional) > _MEMO_LIMIT
-        ):
+        if self.table is not table or len(self.values) + len(self.propositional) > _MEMO_LIMIT:
             self.table, self.values, self.propositional = table, {}, {}
         return self.values
 
 
-_MEMO_LIMIT = 1 << 14
+_MEMO_LIMIT = 1 << 12
 
 
 class _RecentByIdentity:

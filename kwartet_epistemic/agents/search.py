@@ -70,6 +70,9 @@ class Search(Policy):
 
     The defaults were chosen by duplicate matches against ``higher_order``
     (``experiments/duplicate.py``); ``experiments/strength.py`` measures the result.
+    ``samples`` was 12 until issue 10: 6 halves the play-outs of a decision;
+    ``search[samples=12]`` plays exactly as the earlier default did, and the duplicate
+    match of the two is in ``paper/measurements/duplicate.txt``.
 
     >>> Search(samples=0)
     Traceback (most recent call last):
@@ -77,7 +80,7 @@ class Search(Policy):
     kwartet_epistemic.errors.GameSetupError: search samples=0: expected at least 1
     """
 
-    samples: int = 12
+    samples: int = 6
     candidates: int = 8
     milliseconds: float | None = None
     objective: str = "margin"
@@ -494,42 +497,17 @@ class Playout:
                     target, card = t, (sure & -sure).bit_length() - 1
                     break
             if target < 0 and self.weighted:
-                # The likeliest yes, as the knowledge players ask: a card's chance to be
-                # with an opponent taken as that opponent's share of the unknown cards in
-                # hand among the opponents not known to lack it, doubled for one who
-                # asked about the family and is not yet known to hold any of it.
-                best = 0.0
-                choices: list[tuple[int, int]] = []
-                free = [0] * n
-                for t in targets:
-                    known = seen[t] | mine[t] if seat == me else seen[t]
-                    free[t] = hands[t].bit_count() - (known & hands[t]).bit_count()
-                pool = wanted
-                while pool:
-                    low = pool & -pool
-                    pool ^= low
-                    family = 0b1111 << (4 * ((low.bit_length() - 1) // 4))
-                    weights = []
-                    for t in targets:
-                        if lacks[t] & low or free[t] <= 0:
-                            continue
-                        claimed = claims[t] & low and not seen[t] & family
-                        weights.append((free[t] * (2.0 if claimed else 1.0), t))
-                    if not weights:
-                        continue
-                    total = sum(w for w, _ in weights)
-                    for w, t in weights:
-                        chance = w / total
-                        if chance > best + 1e-9:
-                            best, choices = chance, [(t, low.bit_length() - 1)]
-                        elif chance > best - 1e-9:
-                            choices.append((t, low.bit_length() - 1))
-                if not choices:
-                    choices = [(t, c) for t in targets for c in _bits(wanted)]
-                # Ties go by a ranking of the (card, target) pairs drawn once per play-out,
-                # so that play-outs of different first asks in one world take the same
-                # choice wherever they meet the same one (common random numbers).
-                target, card = max(choices, key=lambda tc: rank[tc[1] * n + tc[0]])
+                target, card = _likeliest(
+                    wanted,
+                    targets,
+                    hands,
+                    seen,
+                    mine if seat == me else None,
+                    lacks,
+                    claims,
+                    rank,
+                    n,
+                )
             if target < 0:
                 # The card with the fewest possible holders, and one of them at random.
                 fewest: list[int] = []
@@ -555,6 +533,90 @@ class Playout:
                     target = targets[int(rng.integers(len(targets)))]
                     card = _nth_bit(wanted, int(rng.integers(wanted.bit_count())))
         return scores
+
+
+def _likeliest(
+    wanted: int,
+    targets: list[int],
+    hands: list[int],
+    seen: list[int],
+    mine: list[int] | None,
+    lacks: list[int],
+    claims: list[int],
+    rank: list[int],
+    n: int,
+) -> tuple[int, int]:
+    """The likeliest yes of a play-out player who wants the cards ``wanted``: (target,
+    card).  A card's chance to be with an opponent is that opponent's weight over the
+    weights of all opponents not known to lack it; the weight is the opponent's number of
+    unknown cards in hand, doubled if it asked about the card's family and is not yet
+    known to hold any of it.  Ties go by ``rank`` of (card, target); with no candidate at
+    all, any wanted card of any target.
+
+    Cards that the same opponents may hold with the same weights have the same chances,
+    so the wanted cards are split into such groups with bit operations, and each group is
+    scored once (a play-out makes this choice at every step: it is most of the search's
+    time).  Chances are ratios of small integers, so equal ones are equal floats and the
+    order of scoring does not change the choice.
+
+    >>> _likeliest(0b0110, [1, 2], [0, 0b1, 0b1], [0, 0, 0], None, [0, 0b0100, 0], [0] * 3,
+    ...            list(range(12)), 3)
+    (2, 2)
+    """
+    # (cards, [(target, weight), ...]): the targets in seat order, as the weights are summed.
+    groups: list[tuple[int, list[tuple[int, float]]]] = [(wanted, [])]
+    for t in targets:
+        known = seen[t] | mine[t] if mine is not None else seen[t]
+        free = hands[t].bit_count() - (known & hands[t]).bit_count()
+        if free <= 0:
+            continue
+        open_cards = wanted & ~lacks[t]
+        if not open_cards:
+            continue
+        # The families t asked about and of which no card is known to be with t.
+        held = seen[t]
+        held |= held >> 1
+        held |= held >> 2
+        held = (held & _NIBBLE_ONES) * 0b1111
+        claimed = open_cards & claims[t] & ~held
+        plain = open_cards & ~claimed
+        split = []
+        for cards, members in groups:
+            if cards & claimed:
+                split.append((cards & claimed, [*members, (t, free * 2.0)]))
+            if cards & plain:
+                split.append((cards & plain, [*members, (t, free * 1.0)]))
+            if cards & ~open_cards:
+                split.append((cards & ~open_cards, members))
+        groups = split
+    best = 0.0
+    choices: list[tuple[int, int]] = []  # (target, cards) scored best so far
+    for cards, members in groups:
+        if not members:
+            continue
+        total = sum(weight for _, weight in members)
+        for t, weight in members:
+            chance = weight / total
+            if chance > best + 1e-9:
+                best, choices = chance, [(t, cards)]
+            elif chance > best - 1e-9:
+                choices.append((t, cards))
+    if not choices:
+        choices = [(t, wanted) for t in targets]
+    top = -1
+    pick = (-1, -1)
+    for t, cards in choices:
+        while cards:
+            low = cards & -cards
+            cards ^= low
+            c = low.bit_length() - 1
+            if rank[c * n + t] > top:
+                top, pick = rank[c * n + t], (t, c)
+    return pick
+
+
+# One bit per family (the lowest of its four), for up to 64 families.
+_NIBBLE_ONES = sum(1 << (4 * f) for f in range(64))
 
 
 def _claims(view: PlayerView) -> list[int]:

@@ -1,26 +1,41 @@
-"""Agent speed: full 32-card, 4-player games per second, and the speed-up of ``jobs=2``.
+"""Agent speed (issue 10): full games per second of knowledge agents, search decision times.
 
-1. Four ``knowledge`` agents (exact knowledge) play whole games on one core, each agent
-   following the game through its own views (one incremental epistemic state per agent).
-   Target (issue 5): at least 50 games per second.  For reference the same with
-   ``knowledge:facts`` and ``defensive:facts`` agents (the earlier student projects ran
-   four fact-list ``defensive`` agents at about 50 games per second).
-2. The same tournament with ``jobs=1`` and ``jobs=2``: the ratio of wall-clock times.
-   Target: at least 1.7x.  A plain CPU-bound loop in two processes is timed the same way,
-   since other work on a shared machine can take the second core.
+1. Four agents of one spec play whole 32-card, 4-player games (publisher rules) on one
+   core, each following the game through its own views; games per second for
+   ``knowledge`` (target >= 200), ``higher_order`` (target >= 40), and for reference
+   ``knowledge:facts`` and ``defensive:facts``.
+2. ``search`` decisions: the same positions (every turn of seat A in games of four
+   ``higher_order`` agents) are given to a fresh ``search`` agent; the time of each
+   decision, the knowledge's update included.  The median and 90th percentile over the
+   decisions in which search plays games out (no sure ask, more than one candidate; the
+   target is a median <= 10 ms), and the median over all positions.  The agent has
+   taken in the record before the clock starts, as it would have during the game.
+3. With ``--parallel``: the same tournament with ``jobs=1`` and ``jobs=2`` (the issue 5
+   figure), against what two processes give for plain CPU work right now.
 
-The best of ``--repeats`` runs is reported for (1), since other work on the machine only
-ever slows a run down; (2) runs each setting ``--repeats`` times too and compares the
-best of each.
+Every figure is the median over ``--repeats`` interleaved runs, in wall-clock and in CPU
+seconds of this process (the steadier figure when other work shares the machine); the
+load average is printed before and after.  ``--against DIR`` runs each measurement also
+with the package in ``DIR`` (e.g. a git worktree of an older commit), in a subprocess, in
+the same rounds, and prints the ratio.  ``--save`` writes the output to
+``paper/measurements/bench_agents.txt``.
 
-Run: ``python experiments/bench_agents.py [--games 300] [--parallel-games 600] [--repeats 3]``
+Run: ``python experiments/bench_agents.py [--games 100] [--repeats 5] [--against DIR] [--save]``
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import os
+import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -28,15 +43,18 @@ import kwartet_epistemic as kw
 from kwartet_epistemic.agents import make_agent
 
 PLAYERS = ("A", "B", "C", "D")
-TARGET_GAMES_PER_SECOND = 50
+GAME_SPECS = ("knowledge", "higher_order", "knowledge:facts", "defensive:facts")
+TARGET_GAMES_PER_SECOND = {"knowledge": 200.0, "higher_order": 40.0}
+TARGET_SEARCH_MEDIAN_MS = 10.0
 TARGET_SPEEDUP = 1.7
+SEARCH_SPEC = "search"
+OUTPUT = Path(__file__).resolve().parent.parent / "paper" / "measurements" / "bench_agents.txt"
 
 
 def play_games(spec: str, games: int, first_seed: int) -> tuple[float, float]:
-    """Games per second and mean asks per game, four ``spec`` agents, one core."""
+    """Wall-clock and CPU seconds for ``games`` games of four ``spec`` agents."""
     deck = kw.Deck.piquet()
-    asks = 0
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     for seed in range(first_seed, first_seed + games):
         game = kw.Game.deal(deck, PLAYERS, seed=seed)
         agents = {
@@ -46,9 +64,81 @@ def play_games(spec: str, games: int, first_seed: int) -> tuple[float, float]:
             player = game.to_move
             assert player is not None
             game.play(agents[player].choose(game.view(player)))
-            asks += 1
-    elapsed = time.perf_counter() - start
-    return games / elapsed, asks / games
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def search_positions(games: int) -> list[tuple[kw.PlayerView, int]]:
+    """Every position of seat A in ``games`` seeded games of four higher_order agents,
+    with a seed for the searcher's random numbers."""
+    positions = []
+    for seed in range(games):
+        game = kw.Game.deal(kw.Deck.piquet(), PLAYERS, seed=5000 + seed)
+        agents = {
+            p: make_agent("higher_order", p, np.random.default_rng([seed, i]))
+            for i, p in enumerate(PLAYERS)
+        }
+        while not game.is_over:
+            player = game.to_move
+            assert player is not None
+            view = game.view(player)
+            if player == "A":
+                positions.append((view, len(positions)))
+            game.play(agents[player].choose(view))
+    return positions
+
+
+def time_search(spec: str, positions: list[tuple[kw.PlayerView, int]]) -> list[tuple[float, bool]]:
+    """Per position: milliseconds of a fresh agent's decision, and whether it played
+    games out (it drew worlds)."""
+    from kwartet_epistemic.agents.knowledge import ExactKnowledge
+
+    out = []
+    for view, seed in positions:
+        agent = make_agent(spec, view.player, np.random.default_rng(seed))
+        drew: list[bool] = []
+        knowledge = agent.knowledge
+        if isinstance(knowledge, ExactKnowledge):
+            knowledge.sample_worlds = _spy(knowledge.sample_worlds, drew)  # type: ignore[method-assign]
+        agent.observe(view)  # the record so far, as an agent in the game would have it
+        start = time.perf_counter()
+        agent.choose(view)
+        out.append(((time.perf_counter() - start) * 1000, bool(drew)))
+    return out
+
+
+def _spy(sample: Callable[..., list], drew: list[bool]) -> Callable[..., list]:
+    """``sample`` that also notes in ``drew`` that it was called."""
+
+    def spy(n: int, rng: np.random.Generator) -> list:
+        drew.append(True)
+        return sample(n, rng)
+
+    return spy
+
+
+def measure(kind: str, spec: str, games: int, round_: int) -> dict[str, float]:
+    """One measurement (one repeat): see :func:`main`."""
+    if kind == "games":
+        wall, cpu = play_games(spec, games, 1 + round_ * games)
+        return {"per_second": games / wall, "per_cpu_second": games / cpu}
+    positions = search_positions(games)
+    timed = time_search(spec, positions)
+    searched = [ms for ms, drew in timed if drew] or [float("nan")]
+    return {
+        "median": statistics.median(searched),
+        "p90": float(np.percentile(searched, 90)),
+        "median_all": statistics.median(ms for ms, _ in timed),
+        "searched": len(searched),
+        "positions": len(timed),
+    }
+
+
+def measure_elsewhere(package: str, kind: str, spec: str, games: int, round_: int) -> dict:
+    """:func:`measure` with the package found in ``package`` (a fresh interpreter)."""
+    env = {**os.environ, "PYTHONPATH": package}
+    command = [sys.executable, __file__, "--one", json.dumps([kind, spec, games, round_])]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _spin(n: int) -> int:
@@ -59,8 +149,7 @@ def _spin(n: int) -> int:
 
 
 def machine_speedup(tasks: int = 8, size: int = 2_000_000) -> float:
-    """What two processes give on this machine right now for plain CPU work (other
-    sessions' processes share the cores), to read the tournament's figure against."""
+    """What two processes give on this machine right now for plain CPU work."""
     import multiprocessing
 
     start = time.perf_counter()
@@ -73,44 +162,117 @@ def machine_speedup(tasks: int = 8, size: int = 2_000_000) -> float:
     return serial / (time.perf_counter() - start)
 
 
+def _met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def run(args: argparse.Namespace) -> None:
+    print(
+        f"Machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} at start; "
+        f"package {Path(kw.__file__).parent}"
+        + (f"; against {args.against}" if args.against else "")
+    )
+    play_games("knowledge", 3, 10**6)  # warm the family-table caches and imports
+    plan = [("games", spec, args.games) for spec in GAME_SPECS]
+    plan.append(("search", SEARCH_SPEC, args.search_games))
+    ours: dict[tuple[str, str], list[dict]] = {}
+    theirs: dict[tuple[str, str], list[dict]] = {}
+    for r in range(args.repeats):  # interleaved: every measurement once per round
+        for kind, spec, games in plan:
+            ours.setdefault((kind, spec), []).append(measure(kind, spec, games, r))
+            if args.against:
+                theirs.setdefault((kind, spec), []).append(
+                    measure_elsewhere(args.against, kind, spec, games, r)
+                )
+
+    def median(rows: list[dict], key: str) -> float:
+        return statistics.median(row[key] for row in rows)
+
+    print(
+        f"1. Four agents, {args.games} full games of 32 cards, one core "
+        f"(median of {args.repeats} rounds; games/s wall-clock, per CPU second):"
+    )
+    for spec in GAME_SPECS:
+        rows = ours[("games", spec)]
+        speed, cpu = median(rows, "per_second"), median(rows, "per_cpu_second")
+        line = f"   4 x {spec:<16} {speed:7.1f} games/s  ({cpu:7.1f} per CPU s)"
+        if args.against:
+            old = median(theirs[("games", spec)], "per_second")
+            old_cpu = median(theirs[("games", spec)], "per_cpu_second")
+            line += (
+                f"   old {old:6.1f} ({old_cpu:6.1f})  x{speed / old:4.2f} (x{cpu / old_cpu:4.2f})"
+            )
+        if spec in TARGET_GAMES_PER_SECOND:
+            target = TARGET_GAMES_PER_SECOND[spec]
+            line += f"   target >= {target:.0f}: {_met(speed >= target)}"
+        print(line)
+    rows = ours[("search", SEARCH_SPEC)]
+    print(
+        f"2. {SEARCH_SPEC} decisions at the {rows[0]['positions']:.0f} positions of seat A in "
+        f"{args.search_games} games of four higher_order agents ({rows[0]['searched']:.0f} "
+        "with play-outs), ms:"
+    )
+    med, p90, everything = median(rows, "median"), median(rows, "p90"), median(rows, "median_all")
+    line = f"   with play-outs: median {med:6.1f}  p90 {p90:6.1f};  all positions: median {everything:6.1f}"
+    print(
+        line
+        + f"   target median <= {TARGET_SEARCH_MEDIAN_MS:.0f}: {_met(med <= TARGET_SEARCH_MEDIAN_MS)}"
+    )
+    if args.against:
+        old = theirs[("search", SEARCH_SPEC)]
+        o_med, o_p90, o_all = median(old, "median"), median(old, "p90"), median(old, "median_all")
+        print(
+            f"   old code:       median {o_med:6.1f}  p90 {o_p90:6.1f};  all positions: median "
+            f"{o_all:6.1f}   ({o_med / med:.1f}x faster at the median)"
+        )
+    if args.parallel:
+        agents = ["knowledge"] * 4
+        print(f"3. kw.tournament, 4 x knowledge, {args.parallel_games} games:")
+        times = {}
+        for jobs in (1, 2):
+            runs = []
+            for r in range(args.repeats):
+                start = time.perf_counter()
+                kw.tournament(agents, games=args.parallel_games, seed=100 + r, jobs=jobs)
+                runs.append(time.perf_counter() - start)
+            times[jobs] = min(runs)
+            print(f"   jobs={jobs}: {times[jobs]:6.2f} s (best of {args.repeats})")
+        speedup = times[1] / times[2]
+        print(
+            f"   speed-up with jobs=2: {speedup:.2f}x (target >= {TARGET_SPEEDUP}: "
+            f"{_met(speedup >= TARGET_SPEEDUP)}); plain CPU work in two processes gets "
+            f"{machine_speedup():.2f}x on this machine right now"
+        )
+    print(f"Load average at the end: {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--parallel-games", type=int, default=600)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--search-games", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--against", default="", help="a directory holding an older package")
+    parser.add_argument("--parallel", action="store_true", help="also time jobs=1 vs jobs=2")
+    parser.add_argument("--parallel-games", type=int, default=400)
+    parser.add_argument("--save", action="store_true", help=f"write the output to {OUTPUT}")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # one measurement, as JSON
     args = parser.parse_args()
-    print(f"Machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} at start")
-    play_games("knowledge", 5, 10**6)  # warm the family-table caches and imports
-    print(
-        f"1. Four agents, {args.games} full games of 32 cards, one core (best of {args.repeats}):"
-    )
-    for spec in ("knowledge", "knowledge:facts", "defensive:facts"):
-        runs = [play_games(spec, args.games, 1 + r * args.games) for r in range(args.repeats)]
-        speed, asks = max(runs)
-        note = ""
-        if spec == "knowledge":
-            met = "met" if speed >= TARGET_GAMES_PER_SECOND else "NOT met"
-            note = f"  (target >= {TARGET_GAMES_PER_SECOND}: {met})"
-        print(f"   4 x {spec:<16} {speed:7.1f} games/s   {asks:5.1f} asks/game{note}")
-    agents = ["knowledge"] * 4
-    print(f"2. kw.tournament, 4 x knowledge, {args.parallel_games} games:")
-    times = {}
-    for jobs in (1, 2):
-        best = float("inf")
-        for r in range(args.repeats):
-            start = time.perf_counter()
-            kw.tournament(agents, games=args.parallel_games, seed=100 + r, jobs=jobs)
-            best = min(best, time.perf_counter() - start)
-        times[jobs] = best
-        print(f"   jobs={jobs}: {best:6.2f} s  ({args.parallel_games / best:6.1f} games/s)")
-    speedup = times[1] / times[2]
-    met = "met" if speedup >= TARGET_SPEEDUP else "NOT met"
-    print(f"   speed-up with jobs=2: {speedup:.2f}x  (target >= {TARGET_SPEEDUP}: {met})")
-    print(
-        f"   for scale, plain CPU work in two processes gets {machine_speedup():.2f}x on this "
-        "machine right now"
-    )
-    print(f"Load average at the end: {os.getloadavg()[0]:.2f}")
+    if args.one:
+        kind, spec, games, round_ = json.loads(args.one)
+        if kind == "games":
+            play_games(spec, 2, 10**6)  # the same warm-up as the caller's
+        print(json.dumps(measure(kind, spec, games, round_)))
+        return
+    if not args.save:
+        run(args)
+        return
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        run(args)
+    text = buffer.getvalue()
+    print(text, end="")
+    command = "python experiments/bench_agents.py " + " ".join(sys.argv[1:])
+    OUTPUT.write_text(f"$ {command}\n{text}")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+import kwartet_epistemic.agents  # noqa: F401  (loaded before the workers fork, once)
 from kwartet_epistemic.tournament import play_game
 
 

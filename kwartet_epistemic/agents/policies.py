@@ -94,17 +94,24 @@ class Situation:
         return self.knowledge.probabilities(self.held_families)
 
     @cached_property
+    def _targets_and_cards(self) -> tuple[np.ndarray, np.ndarray]:
+        cards: list[int] = []
+        columns: list[int] = []
+        column = self.column
+        for ask in self.asks:  # one pass: this runs at every decision
+            cards.append(ask.card.index)
+            columns.append(column[ask.target])
+        return np.array(columns, dtype=np.intp), np.array(cards, dtype=np.intp)
+
+    @property
     def ask_cards(self) -> np.ndarray:
         """The card index of each ask (ask order)."""
-        return np.fromiter((a.card.index for a in self.asks), dtype=np.intp, count=len(self.asks))
+        return self._targets_and_cards[1]
 
-    @cached_property
+    @property
     def ask_columns(self) -> np.ndarray:
         """The target's column (seat) of each ask."""
-        column = self.column
-        return np.fromiter(
-            (column[a.target] for a in self.asks), dtype=np.intp, count=len(self.asks)
-        )
+        return self._targets_and_cards[0]
 
     @cached_property
     def rows(self) -> np.ndarray:

@@ -279,6 +279,26 @@ def test_a_state_checked_before_an_announcement_is_checked_again_after_it(
     assert ks.holds("p", mutable)
 
 
+def test_knowing_whether_the_one_unobserved_atom_agrees_with_two_products(
+    backend: str,
+) -> None:
+    # Agent A does not observe p only: Kw_A p and Kw_A ~p take the one-quantification
+    # route, Kw_A (p & q) and Kw_B p (B does not observe two atoms) the general one.
+    names = ["p", "q", "r"]
+    for law in ("top", "p | q", "(p -> q) & (r | ~q)", "p <-> (q & r)", "~p | r"):
+        ks = KnowledgeStructure(names, law, {"A": ["q", "r"], "B": ["r"]}, backend=backend)
+        manager = ks.manager
+        for agent, target in (("A", "p"), ("A", "~p"), ("A", "p & q"), ("B", "p")):
+            truth = ks.bdd(target)
+            hidden = set(ks.unobserved_vars[agent])
+            knows = ~manager.exist(hidden, ks.law & ~truth)
+            knows_not = ~manager.exist(hidden, ks.law & truth)
+            expected = ks.law & (knows | knows_not)
+            assert ks.bdd(f"Kw_{agent} ({target})") == expected, (law, agent, target)
+            # With an announcement inside, Kw is evaluated by the general stepper.
+            assert ks.bdd(f"Kw_{agent} [!top] ({target})") == expected
+
+
 # ---------------------------------------------------------------- counting
 
 

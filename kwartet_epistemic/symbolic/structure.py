@@ -478,6 +478,15 @@ class BddKnowledgeStructure:
         self._results = _RecentByIdentity(_REMEMBERED_RESULTS)
         self._memo = _Memo()
         self._and_exists = and_exists_function(manager)
+        self._forall = manager.forall
+        # Per agent that does not observe exactly one variable: that variable's BDD
+        # and its negation (see _knows_whether).
+        self._sole_hidden: dict[str, tuple[Bdd, Bdd]] = {}
+        for agent, names in hidden.items():
+            if len(names) == 1:
+                (name,) = names
+                variable = manager.var(name)
+                self._sole_hidden[agent] = (variable, ~variable)
 
     # ----------------------------------------------------------------- properties
 
@@ -752,9 +761,8 @@ class BddKnowledgeStructure:
                 hidden = unobserved[nodes[number].agent]  # type: ignore[attr-defined]
                 result = ~exists(law, ~values[parts[0]], hidden)
             elif opcode == _KW:
-                hidden = unobserved[nodes[number].agent]  # type: ignore[attr-defined]
-                operand = values[parts[0]]
-                result = ~exists(law, ~operand, hidden) | ~exists(law, operand, hidden)
+                agent = nodes[number].agent  # type: ignore[attr-defined]
+                result = self._knows_whether(agent, unobserved[agent], law, values[parts[0]])
             elif opcode == _OR:
                 result = values[parts[0]] | values[parts[1]]
             else:
@@ -846,7 +854,7 @@ class BddKnowledgeStructure:
                 return self._knows(hidden, law, operand)
             if opcode == _M:
                 return self._and_exists(law, operand, hidden)
-            return self._knows(hidden, law, operand) | self._knows(hidden, law, ~operand)
+            return self._knows_whether(node.agent, hidden, law, operand)  # type: ignore[attr-defined]
         group: tuple[str, ...] = node.group  # type: ignore[attr-defined]
         if opcode == _E:
             return self._everybody_knows(group, law, operand)
@@ -858,6 +866,17 @@ class BddKnowledgeStructure:
     def _knows(self, hidden: frozenset[str], law: Bdd, target: Bdd) -> Bdd:
         # K_a φ = ¬∃hidden(law ∧ ¬φ): no indistinguishable law state refutes φ.
         return ~self._and_exists(law, ~target, hidden)
+
+    def _knows_whether(self, agent: str, hidden: frozenset[str], law: Bdd, target: Bdd) -> Bdd:
+        # Kw_a φ = K_a φ ∨ K_a ¬φ: two relational products.  When φ is (the negation
+        # of) the one variable x that a does not observe, a's cell of a state is that
+        # state with either value of x, so a knows whether x iff the law does not allow
+        # both: ¬∀x law, one quantification (muddy children: "do you know whether you
+        # are muddy?").
+        sole = self._sole_hidden.get(agent)
+        if sole is not None and (target == sole[0] or target == sole[1]):
+            return ~self._forall(hidden, law)
+        return ~self._and_exists(law, ~target, hidden) | ~self._and_exists(law, target, hidden)
 
     def _everybody_knows(self, group: Iterable[str], law: Bdd, target: Bdd) -> Bdd:
         result = self._manager.true

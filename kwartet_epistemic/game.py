@@ -176,7 +176,9 @@ class _Tables:
         "players",
         "seat",
         "family_masks",
+        "others",
         "rows",
+        "other_seat",
         "said",
         "passes",
         "plain_turns",
@@ -191,6 +193,13 @@ class _Tables:
         self.cards = deck.cards
         self.players = players
         self.seat = {p: i for i, p in enumerate(players)}
+        # others[seat]: the other seats in order, and the others' names -> seats.
+        self.others = tuple(
+            tuple(t for t in range(len(players)) if t != s) for s in range(len(players))
+        )
+        self.other_seat = tuple(
+            {p: t for t, p in enumerate(players) if t != s} for s in range(len(players))
+        )
         self.family_masks = tuple(_family_mask(c.family_index) for c in deck.cards)
         # rows[seat][target seat][card index]: every ask seat could make (() for itself).
         self.rows: list[tuple[tuple[Ask, ...], ...] | None] = [None] * len(players)
@@ -864,9 +873,10 @@ class Game:
         tables = self._tables
         rows = tables.rows[seat] or tables.build_rows(seat)
         pick = _PICKERS.get(self._wanted) or _picker(self._wanted)
+        hands = self._hands
         asks: list[Ask] = []
-        for target_seat, hand in enumerate(self._hands):
-            if hand and target_seat != seat:
+        for target_seat in tables.others[seat]:
+            if hands[target_seat]:
                 asks += pick(rows[target_seat])
         return asks
 
@@ -923,19 +933,17 @@ class Game:
         if seat is not None and type(card) is Card and type(target) is str:
             index = card.index
             cards = self.deck.cards
-            target_seat = self._seat.get(target)
-            if (
-                0 <= index < len(cards)
-                and cards[index] is card
-                and self._wanted >> index & 1
-                and target_seat is not None
-                and target_seat != seat
-                and self._hands[target_seat]
-                and (asker is None or asker == self.players[seat])
-            ):
-                start = len(self._events)
-                self._resolve_ask(seat, target_seat, index)
-                return self._events[start:]
+            # (A negative index fails the identity test before the shift could raise.)
+            if index < len(cards) and cards[index] is card and self._wanted >> index & 1:
+                target_seat = self._tables.other_seat[seat].get(target)
+                if (
+                    target_seat is not None
+                    and self._hands[target_seat]
+                    and (asker is None or asker == self.players[seat])
+                ):
+                    start = len(self._events)
+                    self._resolve_ask(seat, target_seat, index)
+                    return self._events[start:]
         seat, target_seat, index = self._check_ask(target, card, asker)
         start = len(self._events)
         self._resolve_ask(seat, target_seat, index)
@@ -1022,7 +1030,29 @@ class Game:
             if completed and self.rules.bonus_turn and self._hands[seat]:
                 self._settle_turn(seat, "")
                 return
+        elif hands[next_seat]:
+            # The usual no (two asks in three): nothing moved, so a quartet is still to be
+            # completed and two players hold cards; if next_seat can ask, it is its turn.
+            # (_settle_turn's fast path without the checks a refusal makes needless.)
+            wanted = self._askable(hands[next_seat])
+            if wanted:
+                self._wanted = wanted
+                self._to_move = next_seat
+                self._turned_this_turn = False
+                event = tables.plain_turns["refusal"][next_seat]
+                self._events.append(event)
+                self._public.append(event)
+                return
         self._settle_turn(next_seat, "refusal")
+
+    def _askable(self, hand: int) -> int:
+        """The cards (mask) a player holding ``hand`` may ask for now: the other cards of
+        the families the hand touches, less exposed and face-up cards (and, without
+        bluffing, less the hand itself)."""
+        spread = hand | hand >> 1
+        spread |= spread >> 2
+        wanted = (spread & self._nibble_ones) * 0b1111 & ~self._blocked
+        return wanted if self.rules.bluffing else wanted & ~hand
 
     def turn_over(self, slot: int) -> list[Event]:
         """Memory Kwartet: the player to move turns over face-down middle card ``slot``
@@ -1100,7 +1130,6 @@ class Game:
         holders = n - hands.count(0)
         if holders < 2:  # a lone holder has nobody to ask
             return None
-        ones, blocked, bluffing = self._nibble_ones, self._blocked, self.rules.bluffing
         for k in range(n):
             s = seat + k
             if s >= n:
@@ -1108,12 +1137,7 @@ class Game:
             hand = hands[s]
             if not hand:
                 continue
-            # Inlined _askable_mask: this runs after every ask, so it is the hot spot.
-            spread = hand | hand >> 1
-            spread |= spread >> 2
-            wanted = (spread & ones) * 0b1111 & ~blocked
-            if not bluffing:
-                wanted &= ~hand
+            wanted = self._askable(hand)
             if wanted:
                 self._wanted = wanted
                 return s
@@ -1130,11 +1154,7 @@ class Game:
             # Fast path, the usual case after any ask: ``seat`` itself can ask.  This is
             # _first_mover's test for that one seat, and what the general case below does
             # when its candidate is ``seat``.
-            spread = hand | hand >> 1
-            spread |= spread >> 2
-            wanted = (spread & self._nibble_ones) * 0b1111 & ~self._blocked
-            if not self.rules.bluffing:
-                wanted &= ~hand
+            wanted = self._askable(hand)
             if wanted:
                 self._wanted = wanted
                 if seat != self._to_move or reason == "refusal":

@@ -87,9 +87,11 @@ def search_positions(games: int) -> list[tuple[kw.PlayerView, int]]:
     return positions
 
 
-def time_search(spec: str, positions: list[tuple[kw.PlayerView, int]]) -> list[tuple[float, bool]]:
-    """Per position: milliseconds of a fresh agent's decision, and whether it played
-    games out (it drew worlds)."""
+def time_search(
+    spec: str, positions: list[tuple[kw.PlayerView, int]]
+) -> list[tuple[float, float, bool]]:
+    """Per position: wall-clock and CPU milliseconds of a fresh agent's decision, and
+    whether it played games out (it drew worlds)."""
     from kwartet_epistemic.agents.knowledge import ExactKnowledge
 
     out = []
@@ -100,9 +102,10 @@ def time_search(spec: str, positions: list[tuple[kw.PlayerView, int]]) -> list[t
         if isinstance(knowledge, ExactKnowledge):
             knowledge.sample_worlds = _spy(knowledge.sample_worlds, drew)  # type: ignore[method-assign]
         agent.observe(view)  # the record so far, as an agent in the game would have it
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         agent.choose(view)
-        out.append(((time.perf_counter() - start) * 1000, bool(drew)))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        out.append((wall * 1000, cpu * 1000, bool(drew)))
     return out
 
 
@@ -123,11 +126,14 @@ def measure(kind: str, spec: str, games: int, round_: int) -> dict[str, float]:
         return {"per_second": games / wall, "per_cpu_second": games / cpu}
     positions = search_positions(games)
     timed = time_search(spec, positions)
-    searched = [ms for ms, drew in timed if drew] or [float("nan")]
+    searched = [ms for ms, _, drew in timed if drew] or [float("nan")]
+    searched_cpu = [ms for _, ms, drew in timed if drew] or [float("nan")]
     return {
         "median": statistics.median(searched),
         "p90": float(np.percentile(searched, 90)),
-        "median_all": statistics.median(ms for ms, _ in timed),
+        "median_cpu": statistics.median(searched_cpu),
+        "p90_cpu": float(np.percentile(searched_cpu, 90)),
+        "median_all": statistics.median(ms for ms, _, _ in timed),
         "searched": len(searched),
         "positions": len(timed),
     }
@@ -212,19 +218,25 @@ def run(args: argparse.Namespace) -> None:
         f"{args.search_games} games of four higher_order agents ({rows[0]['searched']:.0f} "
         "with play-outs), ms:"
     )
-    med, p90, everything = median(rows, "median"), median(rows, "p90"), median(rows, "median_all")
-    line = f"   with play-outs: median {med:6.1f}  p90 {p90:6.1f};  all positions: median {everything:6.1f}"
+
+    def search_line(label: str, rows: list[dict]) -> tuple[float, float]:
+        med, cpu = median(rows, "median"), median(rows, "median_cpu")
+        print(
+            f"   {label:<8} with play-outs: median {med:6.1f} (CPU {cpu:6.1f})  p90 "
+            f"{median(rows, 'p90'):6.1f} (CPU {median(rows, 'p90_cpu'):6.1f});  "
+            f"all positions: median {median(rows, 'median_all'):5.1f}"
+        )
+        return med, cpu
+
+    med, cpu = search_line("new", rows)
     print(
-        line
-        + f"   target median <= {TARGET_SEARCH_MEDIAN_MS:.0f}: {_met(med <= TARGET_SEARCH_MEDIAN_MS)}"
+        f"   target median <= {TARGET_SEARCH_MEDIAN_MS:.0f} ms: "
+        f"{_met(med <= TARGET_SEARCH_MEDIAN_MS)} (wall-clock), "
+        f"{_met(cpu <= TARGET_SEARCH_MEDIAN_MS)} (CPU)"
     )
     if args.against:
-        old = theirs[("search", SEARCH_SPEC)]
-        o_med, o_p90, o_all = median(old, "median"), median(old, "p90"), median(old, "median_all")
-        print(
-            f"   old code:       median {o_med:6.1f}  p90 {o_p90:6.1f};  all positions: median "
-            f"{o_all:6.1f}   ({o_med / med:.1f}x faster at the median)"
-        )
+        o_med, o_cpu = search_line("old code", theirs[("search", SEARCH_SPEC)])
+        print(f"   {o_med / med:.1f}x faster at the median ({o_cpu / cpu:.1f}x in CPU time)")
     if args.parallel:
         agents = ["knowledge"] * 4
         print(f"3. kw.tournament, 4 x knowledge, {args.parallel_games} games:")

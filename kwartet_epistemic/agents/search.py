@@ -40,7 +40,7 @@ from kwartet_epistemic.errors import GameSetupError
 from kwartet_epistemic.events import Answered, Asked, CardMoved, Drew
 from kwartet_epistemic.game import Ask, PlayerView
 
-__all__ = ["OBJECTIVES", "ROLLOUTS", "Playout", "Search"]
+__all__ = ["OBJECTIVES", "ROLLOUTS", "Playout", "PreparedWorld", "Search"]
 
 OBJECTIVES = ("score", "margin", "win")
 """What a play-out is worth to the searcher: its final quartets, its lead over the best
@@ -134,6 +134,8 @@ class Search(Policy):
         seeds: list[int] = []
         holders: list[dict[int, str]] = []
         values: list[list[float]] = [[] for _ in ranked]
+        prepared: list[tuple[PreparedWorld, np.random.Generator]] = []
+        states: list[dict] = []
         alive = list(range(len(ranked)))
         wanted = self.samples if self.milliseconds is None else 4
         out_of_time = False
@@ -155,8 +157,17 @@ class Search(Policy):
                 holders.append({c.index: p for p, cards in world.hands.items() for c in cards})
             for i in alive:
                 for j in range(len(values[i]), len(worlds)):
-                    generator = np.random.default_rng(seeds[j])
-                    values[i].append(playout.value(worlds[j], ranked[i], generator, self.objective))
+                    # Every candidate meets the same random numbers in world j: the world
+                    # is prepared once and the generator's state replayed (cheaper than a
+                    # new generator per play-out; the same numbers).
+                    if j == len(prepared):
+                        generator = np.random.default_rng(seeds[j])
+                        prepared.append((playout.prepare(worlds[j], generator), generator))
+                        states.append(generator.bit_generator.state)
+                    deal, generator = prepared[j]
+                    generator.bit_generator.state = states[j]
+                    scores = playout.play(deal, ranked[i], generator)
+                    values[i].append(playout.worth(scores, self.objective))
                     if self.milliseconds is not None:
                         out_of_time = (time.perf_counter() - start) * 1000 >= self.milliseconds
                         if out_of_time:
@@ -280,6 +291,18 @@ def _fill_hands(knowledge: KnowledgeBase, view: PlayerView, rng: np.random.Gener
     )
 
 
+@dataclass(frozen=True)
+class PreparedWorld:
+    """A sampled world as a play-out uses it: the hands as bit masks (seat order), the
+    stock in drawing order, the ranking of (card, target) pairs for ties, and the cards
+    lying out of play."""
+
+    hands: tuple[int, ...]
+    stock: tuple[int, ...]
+    rank: list[int]
+    dead_cards: int
+
+
 class Playout:
     """A fast play-out of the rest of a game on bit masks, from a player's view.
 
@@ -379,7 +402,10 @@ class Playout:
         self, world: World, first: Ask, rng: np.random.Generator, objective: str = "score"
     ) -> float:
         """What the play-out starting with ``first`` is worth to the viewer."""
-        scores = self.run(world, first, rng)
+        return self.worth(self.run(world, first, rng), objective)
+
+    def worth(self, scores: list[int], objective: str) -> float:
+        """What final ``scores`` (seat order) are worth to the viewer under ``objective``."""
         mine = scores[self.me]
         if objective == "score":
             return float(mine)
@@ -391,19 +417,35 @@ class Playout:
 
     def run(self, world: World, first: Ask, rng: np.random.Generator) -> list[int]:
         """Final scores (seat order) of the game played on from ``world`` with ``first``."""
-        view = self.view
-        players = view.players
-        n = self.n_players
-        hands = [sum(1 << c.index for c in world.hands.get(p, ())) for p in players]
+        return self.play(self.prepare(world, rng), first, rng)
+
+    def prepare(self, world: World, rng: np.random.Generator) -> PreparedWorld:
+        """The world as bit masks, with the random numbers a play-out draws first (the
+        stock's order and the tie ranking): the same for every first ask played in it, so
+        :class:`Search` prepares each world once and replays the generator's state."""
+        hands = [sum(1 << c.index for c in world.hands.get(p, ())) for p in self.view.players]
         stock = [c.index for c in world.piles.get("stock", ())]
         if stock:
             order = rng.permutation(len(stock))
             stock = [stock[int(i)] for i in order]
-        rank = rng.permutation(len(view.deck) * n).tolist() if self.weighted else []
+        n = self.n_players
+        rank = rng.permutation(len(self.view.deck) * n).tolist() if self.weighted else []
         dead_cards = 0
         for name in ("aside", "middle", "face down"):
             for c in world.piles.get(name, ()):
                 dead_cards |= 1 << c.index
+        return PreparedWorld(tuple(hands), tuple(stock), rank, dead_cards)
+
+    def play(self, prepared: PreparedWorld, first: Ask, rng: np.random.Generator) -> list[int]:
+        """Final scores (seat order) of the game played on from a prepared world with
+        ``first``; ``rng`` as :meth:`prepare` left it."""
+        view = self.view
+        players = view.players
+        n = self.n_players
+        hands = list(prepared.hands)
+        stock = list(prepared.stock)
+        rank = prepared.rank
+        dead_cards = prepared.dead_cards
         spread_dead = dead_cards | dead_cards >> 1
         spread_dead |= spread_dead >> 2
         blocked = self.blocked
@@ -438,7 +480,7 @@ class Playout:
             return False
 
         def mover(seat: int) -> int | None:
-            if sum(1 for h in hands if h) < 2:
+            if hands.count(0) > n - 2:  # fewer than two players hold cards
                 return None
             for k in range(n):
                 s = (seat + k) % n
@@ -564,7 +606,9 @@ def _likeliest(
     (2, 2)
     """
     # (cards, [(target, weight), ...]): the targets in seat order, as the weights are summed.
-    groups: list[tuple[int, list[tuple[int, float]]]] = [(wanted, [])]
+    # (cards, [(target, weight), ...], total weight): the weights in seat order and summed
+    # in that order (as they always were: the same floats).
+    groups: list[tuple[int, list[tuple[int, float]], float]] = [(wanted, [], 0)]
     for t in targets:
         known = seen[t] | mine[t] if mine is not None else seen[t]
         free = hands[t].bit_count() - (known & hands[t]).bit_count()
@@ -581,20 +625,18 @@ def _likeliest(
         claimed = open_cards & claims[t] & ~held
         plain = open_cards & ~claimed
         split = []
-        for cards, members in groups:
+        double, single = free * 2.0, free * 1.0
+        for cards, members, total in groups:
             if cards & claimed:
-                split.append((cards & claimed, [*members, (t, free * 2.0)]))
+                split.append((cards & claimed, [*members, (t, double)], total + double))
             if cards & plain:
-                split.append((cards & plain, [*members, (t, free * 1.0)]))
+                split.append((cards & plain, [*members, (t, single)], total + single))
             if cards & ~open_cards:
-                split.append((cards & ~open_cards, members))
+                split.append((cards & ~open_cards, members, total))
         groups = split
     best = 0.0
     choices: list[tuple[int, int]] = []  # (target, cards) scored best so far
-    for cards, members in groups:
-        if not members:
-            continue
-        total = sum(weight for _, weight in members)
+    for cards, members, total in groups:
         for t, weight in members:
             chance = weight / total
             if chance > best + 1e-9:

@@ -273,6 +273,11 @@ def test_a_state_checked_before_an_announcement_is_checked_again_after_it(
     with pytest.raises(ModelError, match="not a state"):
         after.holds("K_B q", state)
     assert ks.holds("K_B q", state)
+    # Announced true at the state, the state stays one (and is not checked again).
+    told = ks.announce("q", actual=state)
+    assert told.holds("K_B q", state) and told.count_states() == 2
+    with pytest.raises(ModelError, match="not a state"):
+        told.holds("p", frozenset({"p"}))
     mutable = {"q"}
     assert not ks.holds("p", mutable)
     mutable.add("p")  # a set may change between queries: it is never taken as checked

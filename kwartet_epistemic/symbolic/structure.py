@@ -1056,7 +1056,11 @@ class KnowledgeStructure(BddKnowledgeStructure):
                 f"cannot announce {str(announced)!r}: it is false at the actual state "
                 f"{sorted(_atom_name(a) for a in actual)}"
             )
-        return super().announce(announced)
+        after = super().announce(announced)
+        if actual is not None and actual is self._checked_state:
+            # It was a state here and the announcement holds there: a state after it.
+            after._checked_state, after._checked_values = self._checked_state, self._checked_values
+        return after
 
     @_plain_errors
     def to_kripke(self, actual_state: Iterable[str | Atom], *, limit: int = 100_000) -> KripkeModel:

@@ -404,3 +404,114 @@ def test_higher_order_measures_what_a_refusal_would_reveal() -> None:
     reveal_seven = _revealed_by_refusal(knowledge, situation, seven, exposure)
     reveal_eight = _revealed_by_refusal(knowledge, situation, eight, exposure)
     assert 0.0 <= reveal_seven < reveal_eight <= 1.0
+
+
+def _likeliest_reference(
+    wanted: int,
+    targets: list[int],
+    hands: list[int],
+    seen: list[int],
+    lacks: list[int],
+    claims: list[int],
+    rank: list[int],
+    n: int,
+) -> tuple[int, int]:
+    """The play-out's likeliest-yes choice as it was first written: card by card, target
+    by target (the specification of search._likeliest)."""
+    free = [0] * n
+    for t in targets:
+        free[t] = hands[t].bit_count() - (seen[t] & hands[t]).bit_count()
+    best, choices = 0.0, []
+    for c in range(64):
+        low = 1 << c
+        if not wanted & low:
+            continue
+        family = 0b1111 << (4 * (c // 4))
+        weights = []
+        for t in targets:
+            if lacks[t] & low or free[t] <= 0:
+                continue
+            claimed = claims[t] & low and not seen[t] & family
+            weights.append((free[t] * (2.0 if claimed else 1.0), t))
+        if not weights:
+            continue
+        total = sum(w for w, _ in weights)
+        for w, t in weights:
+            chance = w / total
+            if chance > best + 1e-9:
+                best, choices = chance, [(t, c)]
+            elif chance > best - 1e-9:
+                choices.append((t, c))
+    if not choices:
+        choices = [(t, c) for t in targets for c in range(64) if wanted >> c & 1]
+    return max(choices, key=lambda tc: rank[tc[1] * n + tc[0]])
+
+
+def test_the_grouped_likeliest_yes_of_a_playout_is_the_card_by_card_one() -> None:
+    from kwartet_epistemic.agents.search import _likeliest
+
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        n = int(rng.integers(3, 6))
+        cards = 4 * int(rng.integers(2, 9))
+        full = (1 << cards) - 1
+
+        def mask(density: float, cards: int = cards) -> int:
+            return sum(1 << c for c in range(cards) if rng.random() < density)
+
+        wanted = mask(0.5) or 1
+        targets = [t for t in range(1, n) if rng.random() < 0.8] or [1]
+        hands = [mask(0.3) for _ in range(n)]
+        seen = [mask(0.1) & hands[t] if rng.random() < 0.7 else mask(0.1) for t in range(n)]
+        lacks = [mask(0.3) & full for _ in range(n)]
+        claims = [
+            sum(0b1111 << (4 * f) for f in range(cards // 4) if rng.random() < 0.3)
+            for _ in range(n)
+        ]
+        rank = rng.permutation(cards * n).tolist()
+        args = (wanted, targets, hands, seen, lacks, claims, rank, n)
+        expected = _likeliest_reference(*args)
+        assert _likeliest(wanted, targets, hands, seen, None, lacks, claims, rank, n) == expected
+
+
+def test_situation_arrays_agree_with_the_per_ask_helpers() -> None:
+    for preset in ("publisher", "fish"):
+        rules = kw.RuleSet.preset(preset).replace(bluffing=True)
+        game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=11, rules=rules)
+        rng = np.random.default_rng(0)
+        for _ in range(25):
+            if game.is_over:
+                break
+            view = game.view(game.to_move or "")
+            for knowledge in (ExactKnowledge(view.player), FactKnowledge(view.player)):
+                knowledge.update(view)
+                s = Situation(view, knowledge, view.legal_asks())
+                assert s.chances.tolist() == [s.chance(a) for a in s.asks]
+                assert s.family_counts.tolist() == [s.family_count(a.card.index) for a in s.asks]
+                assert s.known_asks() == [a for a in s.asks if s.chance(a) == 1.0]
+                row = s.probabilities
+                for c in s.missing_cards():
+                    expected = [
+                        a.target
+                        for a in s.asks
+                        if a.card.index == c and row[c, s.column[a.target]] > 0.0
+                    ]
+                    assert s.candidates(c) == expected
+            asks = game.legal_asks()
+            game.play(asks[int(rng.integers(len(asks)))])
+
+
+def test_best_index_takes_the_same_choice_as_the_tuple_key() -> None:
+    from kwartet_epistemic.agents.policies import _best, _best_index
+
+    rng = np.random.default_rng(3)
+    for _ in range(500):
+        size = int(rng.integers(1, 30))
+        first = rng.choice([0.0, 0.25, 0.5, 1.0], size)
+        second = rng.integers(0, 4, size)
+        items = list(range(size))
+        seed = int(rng.integers(1000))
+        keys = list(zip(first.tolist(), second.tolist(), strict=True))
+        old = _best(items, keys.__getitem__, np.random.default_rng(seed))
+        new = _best_index(np.arange(size), [first, second], np.random.default_rng(seed))
+        assert old == new

@@ -368,18 +368,23 @@ def main() -> None:
     print(f"\nmedian of {options.repeat} interleaved runs, each in a fresh process: seconds inside")
     print("the process after start-up and imports (the wall columns: the whole process,")
     print("interpreter start-up and imports included).  Our muddy children time includes")
-    print("making the BDD manager; SMCDEL's global CacBDD manager is made before its timer.\n")
+    print("making the BDD manager; SMCDEL's global CacBDD manager is made before its timer.")
+    print("'paired': the median over repeats of SMCDEL's time over ours in that repeat.\n")
     head = f"{'case':<34} {'ours s':>8} {'SMCDEL CacBDD s':>16} {'SMCDEL / ours':>14}"
+    head += f" {'paired':>7}"
     print(head + f"   {'wall ours':>9} {'wall SMCDEL':>11}")
     print("-" * (len(head) + 24))
 
     def row(label: str, ours_s: list[float], theirs_s: list[float], case: str) -> None:
         mine, other = median(ours_s), median(theirs_s)
         ratio = f"{other / mine:.1f}x" if theirs_s else "-"
+        # The median of the ratios within each repeat (the two runs next to each other).
+        ratios = [t / o for o, t in zip(ours_s, theirs_s, strict=True)] if theirs_s else []
+        paired = f"{median(ratios):.1f}x" if ratios else "-"
         other_text = f"{other:.4f}" if theirs_s else "not built"
         wall_other = f"{median(wall_theirs[case]):.2f}" if theirs_s else "-"
         print(
-            f"{label:<34} {mine:>8.4f} {other_text:>16} {ratio:>14}"
+            f"{label:<34} {mine:>8.4f} {other_text:>16} {ratio:>14} {paired:>7}"
             f"   {median(wall_ours[case]):>9.2f} {wall_other:>11}"
         )
 

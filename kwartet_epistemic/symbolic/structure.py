@@ -8,6 +8,8 @@ observed atoms.  Every formula denotes a BDD, so nothing ever loops over states:
 
 - ``K_a φ`` is ``¬∃(atoms a does not observe)(law ∧ ¬φ)``, one relational product;
 - ``D_G φ`` is the same with the unobserved sets intersected (observations pooled);
+- ``Kw_a φ`` is ``K_a φ ∨ K_a ¬φ``, or ``¬∀x law`` when φ is the one atom x (or ¬x)
+  that a does not observe;
 - ``C_G φ`` is the greatest fixpoint of ``X = ⋀_{a∈G} K_a(φ ∧ X)``;
 - ``[!φ]ψ`` is ``φ → ψ`` where ψ is evaluated under the law ``law ∧ φ``.
 

@@ -120,6 +120,9 @@ def test_muddy_children_rounds_counts_the_silences(backend: str) -> None:
     )
     with pytest.raises(ModelError, match="no muddy child"):
         muddy_children_rounds(ks, set())
+    # Without the father nobody ever learns anything: refused, not an endless loop.
+    with pytest.raises(ModelError, match="nobody ever knows"):
+        muddy_children_rounds(muddy_children_structure(n, backend=backend), {1})
 
 
 def test_muddy_children_state_counts(backend: str, chains: Chains) -> None:

@@ -147,13 +147,20 @@ def muddy_children_rounds(structure: KnowledgeStructure, muddy: Collection[int])
     goal = muddy_children_muddy_know(muddy)
     silence = muddy_children_nobody_knows(n)
     rounds = 0
-    while not structure.holds(goal, state):
-        if not structure.holds(silence, state):
+    # A muddy child who knows it is muddy knows whether it is, so while the silence is
+    # true the goal is false: the goal needs checking only once the silence fails.
+    while structure.holds(silence, state):
+        after = structure.announce(silence)
+        if after.law == structure.law:  # e.g. without the father's announcement
             raise ModelError(
-                f"in state {sorted(state)} some clean child knows before the muddy ones do"
+                f"in state {sorted(state)} the silence rules nothing out: nobody ever knows"
             )
-        structure = structure.announce(silence)
+        structure = after
         rounds += 1
+    if not structure.holds(goal, state):
+        raise ModelError(
+            f"in state {sorted(state)} some clean child knows before the muddy ones do"
+        )
     return rounds
 
 

@@ -294,11 +294,12 @@ class Owner(Policy):
         sure = _known_first(situation, rng)
         if sure is not None:
             return sure
-        cards = [c for c in situation.missing_cards() if situation.candidates(c)]
+        holders = situation._candidates
+        cards = [c for c in situation.missing_cards() if holders[c]]
         if not cards:
             return _pick(situation.asks, rng)
         card = cards[int(rng.integers(len(cards)))]
-        target = _pick_name(situation.candidates(card), rng)
+        target = _pick_name(holders[card], rng)
         return _ask_for(situation, target, card)
 
 
@@ -332,15 +333,17 @@ class Defensive(Policy):
         sure = _known_first(situation, rng)
         if sure is not None:
             return sure
-        cards = [c for c in situation.missing_cards() if situation.candidates(c)]
+        holders = situation._candidates
+        cards = [c for c in situation.missing_cards() if holders[c]]
         if not cards:
             return _pick(situation.asks, rng)
-        closest = max(situation.family_count(c) for c in cards)
-        cards = [c for c in cards if situation.family_count(c) == closest]
-        fewest = min(len(situation.candidates(c)) for c in cards)
-        cards = [c for c in cards if len(situation.candidates(c)) == fewest]
+        held = situation.held_counts.tolist()
+        closest = max(held[c // 4] for c in cards)
+        cards = [c for c in cards if held[c // 4] == closest]
+        fewest = min(len(holders[c]) for c in cards)
+        cards = [c for c in cards if len(holders[c]) == fewest]
         card = cards[int(rng.integers(len(cards)))]
-        return _ask_for(situation, _pick_name(situation.candidates(card), rng), card)
+        return _ask_for(situation, _pick_name(holders[card], rng), card)
 
 
 @dataclass(frozen=True)
@@ -370,11 +373,13 @@ class Aggressive(Policy):
             dict.fromkeys(a.target for a in situation.asks),
             key=lambda p: (-scores[p], rng.random()),
         )
+        holders = situation._candidates
+        missing = situation.missing_cards()
         for target in targets:
-            cards = [c for c in situation.missing_cards() if target in situation.candidates(c)]
+            cards = [c for c in missing if target in holders[c]]
             if cards:
-                fewest = min(len(situation.candidates(c)) for c in cards)
-                cards = [c for c in cards if len(situation.candidates(c)) == fewest]
+                fewest = min(len(holders[c]) for c in cards)
+                cards = [c for c in cards if len(holders[c]) == fewest]
                 return _ask_for(situation, target, cards[int(rng.integers(len(cards)))])
         return _pick(situation.asks, rng)
 

@@ -4,6 +4,10 @@ The :class:`Game` knows the true deal, checks every ask, moves cards, exposes qu
 passes the turn and scores.  Players (and agents) get only :meth:`Game.view`.  The
 referee never imports the epistemic layer.
 
+Asks and events are immutable values.  For speed the referee hands out shared instances
+(one per deck, seating and move, built on first use), so compare them with ``==``; two
+games of the same deck object may return the very same :class:`Ask`.
+
 >>> import kwartet_epistemic as kw
 >>> small = kw.Deck.piquet(families=3)
 >>> game = kw.Game.from_hands(small, {"A": ["7S", "7H", "8S", "9D"],

@@ -5,8 +5,9 @@ passes the turn and scores.  Players (and agents) get only :meth:`Game.view`.  T
 referee never imports the epistemic layer.
 
 Asks and events are immutable values.  For speed the referee hands out shared instances
-(one per deck, seating and move, built on first use), so compare them with ``==``; two
-games of the same deck object may return the very same :class:`Ask`.
+(one per deck, seating and move, built on first use), so compare them with ``==``: two
+games dealt from the same deck object to the same players return the very same
+:class:`Ask` objects.
 
 >>> import kwartet_epistemic as kw
 >>> small = kw.Deck.piquet(families=3)

@@ -259,8 +259,9 @@ class _Program:
         return self.table.segment(number)
 
 
-# A fresh table is started past this size (counted in numbers held, see size()).
-_TABLE_LIMIT = 1 << 21
+# A fresh table is started past this size (numbers held, see size()): it keeps the
+# formulas it has numbered alive, so this bounds that memory to some tens of MB.
+_TABLE_LIMIT = 1 << 18
 _TABLE = _FormulaTable()
 
 

@@ -37,6 +37,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -92,30 +93,38 @@ def time_search(
     spec: str, positions: list[tuple[kw.PlayerView, int]]
 ) -> list[tuple[float, float, bool]]:
     """Per position: wall-clock and CPU milliseconds of a fresh agent's decision, and
-    whether it played games out (it drew worlds)."""
+    whether it played games out (it drew worlds: by ``ExactKnowledge.sample_worlds`` in
+    older code, ``WorldCounter.sample_many`` now; both are watched)."""
     from kwartet_epistemic.agents.knowledge import ExactKnowledge
+    from kwartet_epistemic.epistemics.counting import WorldCounter
 
+    drew: list[bool] = []
+    watched = [(ExactKnowledge, "sample_worlds"), (WorldCounter, "sample_many")]
+    originals = [(cls, name, getattr(cls, name)) for cls, name in watched if hasattr(cls, name)]
+    for cls, name, method in originals:
+        setattr(cls, name, _spy(method, drew))
     out = []
-    for view, seed in positions:
-        agent = make_agent(spec, view.player, np.random.default_rng(seed))
-        drew: list[bool] = []
-        knowledge = agent.knowledge
-        if isinstance(knowledge, ExactKnowledge):
-            knowledge.sample_worlds = _spy(knowledge.sample_worlds, drew)  # type: ignore[method-assign]
-        agent.observe(view)  # the record so far, as an agent in the game would have it
-        wall, cpu = time.perf_counter(), time.process_time()
-        agent.choose(view)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        out.append((wall * 1000, cpu * 1000, bool(drew)))
+    try:
+        for view, seed in positions:
+            agent = make_agent(spec, view.player, np.random.default_rng(seed))
+            agent.observe(view)  # the record so far, as an agent in the game would have it
+            drew.clear()
+            wall, cpu = time.perf_counter(), time.process_time()
+            agent.choose(view)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            out.append((wall * 1000, cpu * 1000, bool(drew)))
+    finally:
+        for cls, name, method in originals:
+            setattr(cls, name, method)
     return out
 
 
-def _spy(sample: Callable[..., list], drew: list[bool]) -> Callable[..., list]:
-    """``sample`` that also notes in ``drew`` that it was called."""
+def _spy(method: Callable[..., Any], drew: list[bool]) -> Callable[..., Any]:
+    """``method`` that also notes in ``drew`` that it was called."""
 
-    def spy(n: int, rng: np.random.Generator) -> list:
+    def spy(self: Any, *args: Any) -> Any:
         drew.append(True)
-        return sample(n, rng)
+        return method(self, *args)
 
     return spy
 

@@ -14,9 +14,10 @@
    target >= 1.7x), against what two processes give for plain CPU work right now
    (``--no-parallel`` skips it).
 
-Every figure is the median over ``--repeats`` interleaved runs, in wall-clock and in CPU
-seconds of this process (the steadier figure when other work shares the machine); the
-load average is printed before and after.  ``--against DIR`` runs each measurement also
+Every figure is the median over ``--repeats`` interleaved rounds, each measurement in a
+fresh interpreter (after a two-game warm-up for the game figures), in wall-clock and in
+CPU seconds of that process (the steadier figure when other work shares the machine);
+the load average is printed before and after.  ``--against DIR`` runs each measurement also
 with the package in ``DIR`` (e.g. a git worktree of an older commit), in a subprocess, in
 the same rounds, and prints the ratio.  ``--save`` writes the output to
 ``paper/measurements/bench_agents.txt``.
@@ -51,6 +52,7 @@ TARGET_SEARCH_MEDIAN_MS = 10.0
 TARGET_SPEEDUP = 1.7
 SEARCH_SPEC = "search"
 OUTPUT = Path(__file__).resolve().parent.parent / "paper" / "measurements" / "bench_agents.txt"
+PACKAGE_ROOT = Path(kw.__file__).resolve().parent.parent
 
 
 def play_games(spec: str, games: int, first_seed: int) -> tuple[float, float]:
@@ -188,14 +190,17 @@ def run(args: argparse.Namespace) -> None:
         f"package {Path(kw.__file__).parent}"
         + (f"; against {args.against}" if args.against else "")
     )
-    play_games("knowledge", 3, 10**6)  # warm the family-table caches and imports
     plan = [("games", spec, args.games) for spec in GAME_SPECS]
     plan.append(("search", SEARCH_SPEC, args.search_games))
     ours: dict[tuple[str, str], list[dict]] = {}
     theirs: dict[tuple[str, str], list[dict]] = {}
     for r in range(args.repeats):  # interleaved: every measurement once per round
         for kind, spec, games in plan:
-            ours.setdefault((kind, spec), []).append(measure(kind, spec, games, r))
+            # Each measurement in a fresh interpreter, ours as the other package's: the
+            # same start (imports, warm-up, empty caches) for both.
+            ours.setdefault((kind, spec), []).append(
+                measure_elsewhere(str(PACKAGE_ROOT), kind, spec, games, r)
+            )
             if args.against:
                 theirs.setdefault((kind, spec), []).append(
                     measure_elsewhere(args.against, kind, spec, games, r)

@@ -806,6 +806,18 @@ class Game:
         """The public record: every event in order, draws without the drawn card."""
         return tuple(self._public)
 
+    def record_since(self, seen: int) -> tuple[Event, ...]:
+        """The public events after the first ``seen`` (what a follower of the game has
+        not taken in yet), without copying the whole record.
+
+        >>> game = Game.deal(Deck.piquet(), ["A", "B", "C"], seed=3)
+        >>> game.record_since(0) == game.record, game.record_since(len(game.record))
+        (True, ())
+        """
+        if len(self._public) <= seen:
+            return ()
+        return tuple(self._public[seen:])
+
     @property
     def events(self) -> tuple[Event, ...]:
         """Every event with its private parts (the referee's log)."""

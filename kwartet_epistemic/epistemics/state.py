@@ -93,7 +93,8 @@ class EpistemicState:
         self._private: dict[str, PrivateInfo] = {}
         self._counters: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
         self._samplers: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
-        self._places: dict[str, tuple[WorldCounter, list[str | None]]] = {}
+        self._places: dict[str, tuple[int, list[str | None]]] = {}
+        self._slot_places: tuple[np.ndarray, list[str]] | None = None
         self._model: tuple[Any, Any, np.ndarray] | None = None
         self._symbolic_state: tuple[int, Any] | None = None
         self._catch_up()
@@ -110,10 +111,10 @@ class EpistemicState:
         return self._source.record
 
     def _catch_up(self) -> None:
-        record = self._record()
         seen = self._history.events_seen
-        if seen < len(record):
-            new = record[seen:]
+        source = self._source
+        new = source.record_since(seen) if isinstance(source, Game) else source.record[seen:]
+        if new:
             self._history.extend(event.public() for event in new)
             # A player's dealt hand never changes; only a draw adds to what they know.
             if any(type(event) is Drew for event in new):
@@ -260,18 +261,23 @@ class EpistemicState:
         'A'
         """
         c = self.deck.card(card).index
-        history = self.history
+        self._catch_up()
+        history = self._history
         where = history.location[c]
         if where is not None:
             return "exposed" if where == "exposed" else where
+        if self.engine in ("auto", "counting"):
+            cached = self._places.get(player)  # only ever holds players of the game
+            if cached is None or cached[0] != history.version:
+                cached = (history.version, self._known_places(player))
+                self._places[player] = cached
+            return cached[1][c]
         if self.engine == "explicit":
             self.kripke_model()
             assert self._model is not None
             slots = set(self._model[2][self._explicit_worlds(player), c].tolist())
-        elif self.engine == "symbolic":
-            slots = self._symbolic().possible_origins(player, c)
         else:
-            return self._known_places(player)[c]
+            slots = self._symbolic().possible_origins(player, c)
         places = {history.slot_owner[s] or history.slot_names[s] for s in slots}
         return places.pop() if len(places) == 1 else None
 
@@ -279,27 +285,28 @@ class EpistemicState:
         """For every card, where ``player`` knows it lies (from the counting engine's
         table, worked out once per table), else None."""
         counter = self._counter((player,))
-        cached = self._places.get(player)
-        if cached is not None and cached[0] is counter:
-            return cached[1]
         history = self._history
-        names = [
-            owner or name
-            for owner, name in zip(history.slot_owner, history.slot_names, strict=True)
-        ]
-        place_index = {name: i for i, name in enumerate(dict.fromkeys(names))}
-        place_of_slot = np.array([place_index[name] for name in names], dtype=np.int64)
+        n_slots = len(history.slot_owner)
+        if self._slot_places is None or len(self._slot_places[0]) != n_slots:
+            names = [
+                owner or name
+                for owner, name in zip(history.slot_owner, history.slot_names, strict=True)
+            ]
+            place_index = {name: i for i, name in enumerate(dict.fromkeys(names))}
+            place_of_slot = np.array([place_index[name] for name in names], dtype=np.int64)
+            self._slot_places = (place_of_slot, list(place_index))
+        place_of_slot, place_names = self._slot_places
         possible = counter.origin_table() != 0
+        if len(place_names) == n_slots:  # no draws: every slot is a place of its own
+            only = np.where(possible.sum(axis=1) == 1, possible.argmax(axis=1), -1).tolist()
+            return [place_names[slot] if slot >= 0 else None for slot in only]
         # A card is located when all its possible origin slots name one place.
-        lowest = np.where(possible, place_of_slot, len(place_index)).min(axis=1)
+        lowest = np.where(possible, place_of_slot, len(place_names)).min(axis=1)
         highest = np.where(possible, place_of_slot, -1).max(axis=1)
-        place_names = list(place_index)
-        places: list[str | None] = [
+        return [
             place_names[low] if low == high else None
             for low, high in zip(lowest.tolist(), highest.tolist(), strict=True)
         ]
-        self._places[player] = (counter, places)
-        return places
 
     def sample_worlds(
         self, player: str | None, n: int, rng: np.random.Generator | int | None = None

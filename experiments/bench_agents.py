@@ -95,13 +95,17 @@ def time_search(
     spec: str, positions: list[tuple[kw.PlayerView, int]]
 ) -> list[tuple[float, float, bool]]:
     """Per position: wall-clock and CPU milliseconds of a fresh agent's decision, and
-    whether it played games out (it drew worlds: by ``ExactKnowledge.sample_worlds`` in
-    older code, ``WorldCounter.sample_many`` now; both are watched)."""
+    whether it played games out (it drew worlds: every sampler of the knowledge and the
+    counting engine is watched, as older and newer code use different ones)."""
     from kwartet_epistemic.agents.knowledge import ExactKnowledge
     from kwartet_epistemic.epistemics.counting import WorldCounter
 
     drew: list[bool] = []
-    watched = [(ExactKnowledge, "sample_worlds"), (WorldCounter, "sample_many")]
+    watched = [
+        (ExactKnowledge, "sample_worlds"),
+        (WorldCounter, "sample"),
+        (WorldCounter, "sample_many"),
+    ]
     originals = [(cls, name, getattr(cls, name)) for cls, name in watched if hasattr(cls, name)]
     for cls, name, method in originals:
         setattr(cls, name, _spy(method, drew))

@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,8 +36,10 @@ from kwartet_epistemic.agents.policies import (
     Situation,
     _known_first,
 )
+from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.history import private_info
 from kwartet_epistemic.epistemics.state import World
-from kwartet_epistemic.errors import GameSetupError
+from kwartet_epistemic.errors import GameSetupError, KwartetError
 from kwartet_epistemic.events import Answered, Asked, CardMoved, Drew
 from kwartet_epistemic.game import Ask, PlayerView
 
@@ -130,9 +133,9 @@ class Search(Policy):
         playout = Playout.from_view(
             situation.view, situation.knowledge, weighted=self.rollout == "likeliest"
         )
-        worlds: list[World] = []
+        sampler = _WorldSampler(situation.knowledge, situation.view)
+        worlds: list[tuple[tuple[int, ...], dict[str, list[int]]]] = []
         seeds: list[int] = []
-        holders: list[dict[int, str]] = []
         values: list[list[float]] = [[] for _ in ranked]
         prepared: list[tuple[PreparedWorld, np.random.Generator]] = []
         states: list[dict] = []
@@ -142,19 +145,17 @@ class Search(Policy):
 
         def terms(i: int, n: int) -> np.ndarray:
             ask = ranked[i]
-            yes = [h.get(ask.card.index) == ask.target for h in holders[:n]]
+            seat, bit = situation.column[ask.target], 1 << ask.card.index
+            yes = [bool(hands[seat] & bit) for hands, _ in worlds[:n]]
             return _stratified_terms(values[i][:n], yes, situation.chance(ask))
 
         # Successive halving: every live candidate is played out in the same worlds with
         # the same random numbers; after each round the worse half drops out and the
         # number of worlds doubles, so the budget goes to the close contests.
         while True:
-            for world in _sample_worlds(
-                situation.knowledge, situation.view, wanted - len(worlds), rng
-            ):
+            for world in sampler.draw(wanted - len(worlds), rng):
                 worlds.append(world)
                 seeds.append(int(rng.integers(2**63)))
-                holders.append({c.index: p for p, cards in world.hands.items() for c in cards})
             for i in alive:
                 for j in range(len(values[i]), len(worlds)):
                     # Every candidate meets the same random numbers in world j: the world
@@ -162,7 +163,8 @@ class Search(Policy):
                     # new generator per play-out; the same numbers).
                     if j == len(prepared):
                         generator = np.random.default_rng(seeds[j])
-                        prepared.append((playout.prepare(worlds[j], generator), generator))
+                        hands, piles = worlds[j]
+                        prepared.append((playout.prepare_masks(hands, piles, generator), generator))
                         states.append(generator.bit_generator.state)
                     deal, generator = prepared[j]
                     generator.bit_generator.state = states[j]
@@ -241,14 +243,76 @@ def _stratified_terms(values: list[float], yes: list[bool], chance: float) -> np
     return row * weights
 
 
-def _sample_worlds(
-    knowledge: KnowledgeBase, view: PlayerView, n: int, rng: np.random.Generator
-) -> list[World]:
-    """``n`` possible worlds: exactly uniform with exact knowledge, else random fillings of
-    the hands consistent with the knowledge's candidate holders and the hand sizes."""
-    if isinstance(knowledge, ExactKnowledge):
-        return knowledge.sample_worlds(n, rng)
-    return [_fill_hands(knowledge, view, rng) for _ in range(n)]
+def _masks(world: World, players: Sequence[str]) -> tuple[tuple[int, ...], dict[str, list[int]]]:
+    """A world as hand masks (seat order) and piles of card indices (in the world's order)."""
+    hands = tuple(sum(1 << c.index for c in world.hands.get(p, ())) for p in players)
+    return hands, {name: [c.index for c in cards] for name, cards in world.piles.items()}
+
+
+class _WorldSampler:
+    """Draws the worlds of one search decision as hand masks (seat order) and piles of
+    card indices: exactly uniformly with exact knowledge, else random fillings of the
+    hands consistent with the knowledge's candidate holders and the hand sizes.
+
+    With exact knowledge it draws from the counting engine what
+    :meth:`ExactKnowledge.sample_worlds` draws (the same counter, so the same worlds
+    from the same random numbers) but skips building :class:`World` objects, which were
+    a third of the sampling time; a play-out wants bit masks.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view("A")
+    >>> knowledge = ExactKnowledge("A"); knowledge.update(view)
+    >>> [(hands, piles)] = _WorldSampler(knowledge, view).draw(1, np.random.default_rng(0))
+    >>> [world] = knowledge.sample_worlds(1, np.random.default_rng(0))
+    >>> (hands, piles) == _masks(world, view.players), [h.bit_count() for h in hands]
+    (True, [8, 8, 8, 8])
+    """
+
+    def __init__(self, knowledge: KnowledgeBase, view: PlayerView) -> None:
+        self.knowledge = knowledge
+        self.view = view
+        self.counter: WorldCounter | None = None
+        if not isinstance(knowledge, ExactKnowledge):
+            return
+        history = knowledge.history
+        # The viewer's dealt hand and draws, as its knowledge takes them in.
+        info = private_info(view.deck, view.player, view.hand, view.record)
+        self.counter = WorldCounter(history, [info])
+        if self.counter.count == 0:
+            raise KwartetError("no world is consistent with the record")
+        seat = {p: i for i, p in enumerate(view.players)}
+        # Per card: the seat known to hold it now (-1: known to lie elsewhere), or None
+        # when the record does not say, so that the world's origin slot does.
+        self.known = [None if where is None else seat.get(where, -1) for where in history.location]
+        self.slot_seat = [-1 if owner is None else seat[owner] for owner in history.slot_owner]
+        self.slot_names = history.slot_names
+
+    def draw(
+        self, n: int, rng: np.random.Generator
+    ) -> list[tuple[tuple[int, ...], dict[str, list[int]]]]:
+        """``n`` worlds, each as (hand masks, piles)."""
+        counter = self.counter
+        if counter is None:
+            view = self.view
+            worlds = [_fill_hands(self.knowledge, view, rng) for _ in range(n)]
+            return [_masks(world, view.players) for world in worlds]
+        known, slot_seat, names = self.known, self.slot_seat, self.slot_names
+        players = len(self.view.players)
+        out = []
+        for _ in range(n):
+            hands = [0] * players
+            piles: dict[str, list[int]] = {}
+            for c, slot in sorted(counter.sample(rng).items()):
+                holder = known[c]
+                if holder is None:
+                    holder = slot_seat[slot]
+                    if holder < 0:
+                        piles.setdefault(names[slot], []).append(c)
+                        continue
+                if holder >= 0:
+                    hands[holder] |= 1 << c
+            out.append((tuple(hands), piles))
+        return out
 
 
 def _fill_hands(knowledge: KnowledgeBase, view: PlayerView, rng: np.random.Generator) -> World:
@@ -423,8 +487,15 @@ class Playout:
         """The world as bit masks, with the random numbers a play-out draws first (the
         stock's order and the tie ranking): the same for every first ask played in it, so
         :class:`Search` prepares each world once and replays the generator's state."""
-        hands = [sum(1 << c.index for c in world.hands.get(p, ())) for p in self.view.players]
-        stock = [c.index for c in world.piles.get("stock", ())]
+        hands, piles = _masks(world, self.view.players)
+        return self.prepare_masks(hands, piles, rng)
+
+    def prepare_masks(
+        self, hands: tuple[int, ...], piles: Mapping[str, list[int]], rng: np.random.Generator
+    ) -> PreparedWorld:
+        """:meth:`prepare` for a world given as hand masks (seat order) and piles of card
+        indices."""
+        stock = list(piles.get("stock", ()))
         if stock:
             order = rng.permutation(len(stock))
             stock = [stock[int(i)] for i in order]
@@ -432,8 +503,8 @@ class Playout:
         rank = rng.permutation(len(self.view.deck) * n).tolist() if self.weighted else []
         dead_cards = 0
         for name in ("aside", "middle", "face down"):
-            for c in world.piles.get(name, ()):
-                dead_cards |= 1 << c.index
+            for c in piles.get(name, ()):
+                dead_cards |= 1 << c
         return PreparedWorld(tuple(hands), tuple(stock), rank, dead_cards)
 
     def play(self, prepared: PreparedWorld, first: Ask, rng: np.random.Generator) -> list[int]:

@@ -550,13 +550,16 @@ class Playout:
                 return True
             return False
 
-        def mover(seat: int) -> int | None:
+        def mover(seat: int) -> tuple[int, int] | None:
+            """The first seat from ``seat`` on that can ask, and the cards it may ask for."""
             if hands.count(0) > n - 2:  # fewer than two players hold cards
                 return None
             for k in range(n):
                 s = (seat + k) % n
-                if hands[s] and askable(s):
-                    return s
+                if hands[s]:
+                    wanted = askable(s)
+                    if wanted:
+                        return s, wanted
             return None
 
         seat = self.me
@@ -600,8 +603,7 @@ class Playout:
                 chosen = mover(next_seat)
             if chosen is None or not unfinished:
                 break
-            seat = chosen
-            wanted = askable(seat)
+            seat, wanted = chosen
             targets = [t for t in range(n) if t != seat and hands[t]]
             target = -1
             for t in targets:
@@ -682,7 +684,7 @@ def _likeliest(
     groups: list[tuple[int, list[tuple[int, float]], float]] = [(wanted, [], 0)]
     for t in targets:
         known = seen[t] | mine[t] if mine is not None else seen[t]
-        free = hands[t].bit_count() - (known & hands[t]).bit_count()
+        free = (hands[t] & ~known).bit_count()
         if free <= 0:
             continue
         open_cards = wanted & ~lacks[t]

@@ -73,9 +73,12 @@ class Search(Policy):
 
     The defaults were chosen by duplicate matches against ``higher_order``
     (``experiments/duplicate.py``); ``experiments/strength.py`` measures the result.
-    ``samples`` was 12 until issue 10: 6 halves the play-outs of a decision;
-    ``search[samples=12]`` plays exactly as the earlier default did, and the duplicate
-    match of the two is in ``paper/measurements/duplicate.txt``.
+    Until issue 10 the defaults were ``samples=12`` and ``confidence=0``;
+    ``search[samples=12,confidence=0]`` still plays exactly as that search did.  Half the
+    worlds halve the play-outs of a decision; with fewer worlds the best of several noisy
+    contests looks better than it is, so it must now beat the default by half a standard
+    error.  The duplicate matches against the earlier search are in
+    ``paper/measurements/duplicate.txt`` (even within about 2 points).
 
     >>> Search(samples=0)
     Traceback (most recent call last):
@@ -88,7 +91,7 @@ class Search(Policy):
     milliseconds: float | None = None
     objective: str = "margin"
     spread: float = 0.8
-    confidence: float = 0.0
+    confidence: float = 0.5
     rollout: str = "likeliest"
     name = "search"
 

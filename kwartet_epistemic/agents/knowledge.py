@@ -168,22 +168,43 @@ class ExactKnowledge(_ViewFollower):
         self._cache: tuple[int, frozenset[int], np.ndarray, int] | None = None
         self._public_cache: tuple[int, frozenset[int], np.ndarray] | None = None
         self._sampler: tuple[int, WorldCounter] | None = None
+        self._shares = False  # whether self._history is shared with other players
 
     # ----- following the game -------------------------------------------------------
 
     def update(self, view: PlayerView) -> None:
         """Take in the new events of ``view``."""
         new, fresh = self._new_events(view)
-        if fresh or self._history is None:
-            self._history = PublicHistory(view.deck, view.players, view.rules)
+        if fresh:
             self._cache = self._public_cache = None
             self._info = None
+        shared = _shared_history(view)
+        if shared is not None:
+            # The public constraints of this record, shared with the other players'
+            # knowledge of the same game: already up to date.
+            if self._history is not shared:
+                self._cache = self._public_cache = None
+            before = self._cache
+            self._history = shared
+            self._shares = True
+            if new and before is not None:
+                self._cache = self._patched(before, new)
+        else:
+            if fresh or self._history is None or self._shares:
+                self._history = PublicHistory(view.deck, view.players, view.rules)
+                self._cache = self._public_cache = None
+                self._shares = False
+                new = view.record
+            self._extend(new)
+        if self._info is None or view.rules.draw_pile:
+            self._info = private_info(view.deck, self.player, view.hand, view.record)
+
+    def _extend(self, new: Sequence[Event]) -> None:
+        assert self._history is not None
         if new:
             before = self._cache
             self._history.extend(event.public() for event in new)
             self._cache = self._patched(before, new) if before is not None else None
-        if self._info is None or view.rules.draw_pile:
-            self._info = private_info(view.deck, self.player, view.hand, view.record)
 
     @property
     def history(self) -> PublicHistory:
@@ -324,10 +345,7 @@ class ExactKnowledge(_ViewFollower):
             raise KwartetError("no world is consistent with the record")
         players = history.players
         column = {p: i for i, p in enumerate(players)}
-        owner_of_slot = np.zeros((len(history.slot_owner), len(players)), dtype=origins.dtype)
-        for slot, owner in enumerate(history.slot_owner):
-            if owner is not None:
-                owner_of_slot[slot, column[owner]] = 1
+        owner_of_slot = _owner_matrix(history, origins.dtype)
         rows = [c for f in sorted(wanted) for c in range(4 * f, 4 * f + 4)]
         matrix = np.full((len(history.deck), len(players)), np.nan)
         counts = origins[rows] @ owner_of_slot
@@ -342,6 +360,64 @@ class ExactKnowledge(_ViewFollower):
                 if where in column:
                     matrix[c, column[where]] = 1.0
         return matrix, count
+
+
+_OWNERS: dict[tuple[tuple[str | None, ...], tuple[str, ...], object], np.ndarray] = {}
+
+
+def _owner_matrix(history: PublicHistory, dtype: object) -> np.ndarray:
+    """``[n_slots, n_players]``: 1 where the slot's cards are with the player."""
+    key = (tuple(history.slot_owner), history.players, dtype)
+    matrix = _OWNERS.get(key)
+    if matrix is None:
+        matrix = np.zeros((len(history.slot_owner), len(history.players)), dtype=dtype)
+        for slot, owner in enumerate(history.slot_owner):
+            if owner is not None:
+                matrix[slot, history.players.index(owner)] = 1
+        if len(_OWNERS) > 1000:
+            _OWNERS.clear()
+        _OWNERS[key] = matrix
+    return matrix
+
+
+class _Shared:
+    __slots__ = ("record", "history")
+
+    def __init__(self, record: tuple[Event, ...], history: PublicHistory) -> None:
+        self.record = record
+        self.history = history
+
+
+_SHARED: dict[int, _Shared] = {}
+_SHARED_LIMIT = 8
+
+
+def _shared_history(view: PlayerView) -> PublicHistory | None:
+    """The public constraints of ``view``'s record, one object for every player's
+    knowledge of the same game (each would otherwise take in every event again), or
+    None where it cannot be shared.
+
+    A history is found by its record's first event (a new object for every deal) and
+    used only for a record that continues the one it took in, event for equal event:
+    the public constraints depend on nothing else.  Draw piles are left out: there a
+    player's record holds their own draws.
+    """
+    record = view.record
+    if not record or view.rules.draw_pile:
+        return None
+    entry = _SHARED.get(id(record[0]))
+    if entry is None or entry.record[0] is not record[0]:
+        if len(_SHARED) >= _SHARED_LIMIT:
+            del _SHARED[next(iter(_SHARED))]  # the oldest game
+        entry = _Shared((), PublicHistory(view.deck, view.players, view.rules))
+        _SHARED[id(record[0])] = entry
+    seen = len(entry.record)
+    if seen > len(record) or record[:seen] != entry.record:
+        return None  # an older view, or another branch of a copied game
+    if seen < len(record):
+        entry.history.extend(event.public() for event in record[seen:])
+        entry.record = record
+    return entry.history
 
 
 class FactKnowledge(_ViewFollower):

@@ -412,16 +412,19 @@ class WorldCounter:
             seen = memo[("cards", self.viewers)] = {}
         restricted = {c // 4 for c in restrict} if restrict else set()
         rules: tuple[dict[int, int], int] | None = None
+        knowns = []
         for f in range(n_families):
             stamp = history.family_stamps[f]
             known = seen.get(f) if f not in restricted else None
             if known is None or known[0] != stamp:
                 if rules is None:
                     rules = self._viewer_rules()
-                known = (stamp, *self._family_cards(f, rules, restrict))
+                # The last item keeps the family's tables by layout.
+                known = (stamp, *self._family_cards(f, rules, restrict), {})
                 if f not in restricted:
                     seen[f] = known
-            _, masks, free, fixed, empty = known
+            knowns.append(known)
+            _, masks, free, fixed, empty, _tables = known
             if empty:
                 self.zero = True
             for card, slot in fixed:
@@ -459,15 +462,15 @@ class WorldCounter:
         self.tables: list[FamilyPoly] = []
         self.table_families: list[int] = []
         dead = history.dead_slots if all_dead else 0
+        layout = _LAYOUTS.setdefault((room_mask, dim_key, dead), len(_LAYOUTS))
         for f in range(n_families):
             if self.zero:
                 break
-            masks = masks_of[f]
-            key = (f, history.family_stamps[f], masks, room_mask, dim_key, dead)
-            entry = memo.get(key, _MISSING)
+            tables = knowns[f][5]
+            entry = tables.get(layout, _MISSING)
             if entry is _MISSING:
-                entry = self._family_entry(f, masks, free_of[f], room_mask, dim_key, dead)
-                memo[key] = entry
+                entry = self._family_entry(f, masks_of[f], free_of[f], room_mask, dim_key, dead)
+                tables[layout] = entry
             if entry is None:
                 self.zero = True
             elif isinstance(entry, FamilyPoly):
@@ -570,12 +573,21 @@ class WorldCounter:
         options_masks = [m & room_mask if i in free else m for i, m in enumerate(masks)]
         if not all(options_masks):
             return None
-        n_dims = sum(1 for d in dim_key if d >= 0)
+        n_dims = len(self.dims)
         if USE_KERNEL and _kernel is not None and self.n_slots <= 62:
             # The kernel enumerates at once; simplifying the clauses would cost more.
+            coded = history.coded_clauses[f]
+            if len(coded) == len(history.clauses[f]) and not (
+                dead and len(family_clauses) > len(coded)
+            ):
+                kernel_clauses = tuple(coded)
+            else:  # clauses added by hand (hypothetical histories), or the dead-card one
+                kernel_clauses = tuple(
+                    (_CLAUSE_KIND[c.kind], *c.conditions) for c in family_clauses
+                )
             answer = _kernel.family_table(
                 tuple(options_masks),
-                tuple((_CLAUSE_KIND[c.kind], *c.conditions) for c in family_clauses),
+                kernel_clauses,
                 sum(1 << i for i in free),
                 dim_key,
                 n_dims,
@@ -903,6 +915,9 @@ class WorldCounter:
 
 
 _MISSING = object()
+_LAYOUTS: dict[tuple[int, tuple[int, ...], int], int] = {}
+"""Table layouts (slots with room, dimensions, dead slots) numbered, so that a family's
+tables are found by a small key."""
 
 
 def _uniform_below(bound: int, rng: np.random.Generator) -> int:

@@ -58,6 +58,8 @@ __all__ = ["Clause", "PublicHistory", "PrivateInfo", "private_info"]
 EXPOSED = "exposed"
 IGNORED = -2
 """A clause condition for a card that the clause does not concern."""
+CLAUSE_CODES = {"some": 0, "notall": 1, "allornone": 2}
+"""Clause kinds as the counting kernel numbers them."""
 _FULL = (1 << 62) - 1  # the canonical "every slot" condition
 _ALL_FULL = (_FULL,) * 4
 
@@ -132,6 +134,8 @@ class PublicHistory:
         self.clauses: list[set[Clause]] = [set() for _ in deck.families]
         # The clauses as (kind, conditions), for a quick test of whether one is new.
         self._clause_keys: list[set[tuple[str, tuple[int, ...]]]] = [set() for _ in deck.families]
+        # The same as (kind code, four conditions), as the counting kernel reads them.
+        self.coded_clauses: list[list[tuple[int, ...]]] = [[] for _ in deck.families]
         self.exposed_families: dict[int, str] = {}
         # reach[p]: the slots whose cards are with player p now, if never seen moving.
         self.reach: dict[str, int] = {p: 1 << i for i, p in enumerate(self.players)}
@@ -184,6 +188,7 @@ class PublicHistory:
         twin._names = list(self._names)
         twin.clauses = [set(c) for c in self.clauses]
         twin._clause_keys = [set(k) for k in self._clause_keys]
+        twin.coded_clauses = [list(k) for k in self.coded_clauses]
         twin.exposed_families = dict(self.exposed_families)
         twin.reach = dict(self.reach)
         twin._dirty_families = set(self._dirty_families)
@@ -440,6 +445,7 @@ class PublicHistory:
         if key not in known:
             known.add(key)
             self.clauses[f].add(Clause(kind, conditions))  # type: ignore[arg-type]
+            self.coded_clauses[f].append((CLAUSE_CODES[kind], *conditions))
             self.family_stamps[f] = next(_STAMPS)
             self.version += 1
 

@@ -74,7 +74,7 @@ def play_games(spec: str, games: int, first_seed: int) -> tuple[float, float]:
 def search_positions(games: int) -> list[tuple[kw.PlayerView, int]]:
     """Every position of seat A in ``games`` seeded games of four higher_order agents,
     with a seed for the searcher's random numbers."""
-    positions = []
+    positions: list[tuple[kw.PlayerView, int]] = []
     for seed in range(games):
         game = kw.Game.deal(kw.Deck.piquet(), PLAYERS, seed=5000 + seed)
         agents = {

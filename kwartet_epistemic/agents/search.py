@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -141,7 +142,7 @@ class Search(Policy):
         seeds: list[int] = []
         values: list[list[float]] = [[] for _ in ranked]
         prepared: list[tuple[PreparedWorld, np.random.Generator]] = []
-        states: list[dict] = []
+        states: list[Mapping[str, Any]] = []
         alive = list(range(len(ranked)))
         wanted = self.samples if self.milliseconds is None else 4
         out_of_time = False

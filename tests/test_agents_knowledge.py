@@ -255,3 +255,41 @@ def test_make_knowledge_names_the_three_kinds() -> None:
     ]
     with pytest.raises(kw.GameSetupError, match="expected one of exact, facts, hand"):
         make_knowledge("oracle", "A")
+
+
+# ----- one public history for every player of a game ---------------------------------
+
+
+def test_players_of_one_game_share_the_public_history_and_branches_do_not() -> None:
+    import copy
+    import dataclasses
+
+    game = _random_game(3, 6, 4, kw.RuleSet(), asks=6)
+    a, b = ExactKnowledge("A"), ExactKnowledge("B")
+    a.update(game.view("A"))
+    b.update(game.view("B"))
+    assert a.history is b.history
+    # Another branch of the same deal whose record starts with the very same event
+    # object: its players' knowledge must follow their own record.
+    branch = copy.deepcopy(game)
+    old_view = game.view("C")
+    for source, seed in ((game, 1), (branch, 2)):
+        rng = np.random.default_rng(seed)
+        for _ in range(4):
+            if not source.is_over:
+                source.play(source.random_legal_ask(rng))
+    a.update(game.view("A"))
+    view = branch.view("C")
+    view = dataclasses.replace(view, record=(game.record[0], *view.record[1:]))
+    assert view.record != game.record[: len(view.record)]  # the branches differ
+    c = ExactKnowledge("C")
+    c.update(view)
+    assert c.history is not a.history
+    assert np.allclose(
+        c.probabilities(), kw.knowledge(branch.view("C")).location_probabilities("C")
+    )
+    # A view older than the shared history is followed on its own.
+    late = ExactKnowledge("C")
+    late.update(old_view)
+    assert late.history is not a.history
+    assert np.allclose(late.probabilities(), kw.knowledge(old_view).location_probabilities("C"))

@@ -358,9 +358,9 @@ class PlayerView:
         blocked = 0
         for family in self.exposed:
             blocked |= _family_mask(deck.family_index(family))
-        for card in self.middle:
-            if card is not None:
-                blocked |= 1 << card.index
+        for face_up in self.middle:
+            if face_up is not None:
+                blocked |= 1 << face_up.index
         wanted = _askable_mask(self.rules, deck.n_families, hand, blocked)
         players = tuple(self.players)
         tables = _tables_for(deck, players)

@@ -30,7 +30,7 @@ over the possible worlds) for ``exact``, uniform over the remaining candidate ho
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -362,10 +362,10 @@ class ExactKnowledge(_ViewFollower):
         return matrix, count
 
 
-_OWNERS: dict[tuple[tuple[str | None, ...], tuple[str, ...], object], np.ndarray] = {}
+_OWNERS: dict[tuple[tuple[str | None, ...], tuple[str, ...], np.dtype[Any]], np.ndarray] = {}
 
 
-def _owner_matrix(history: PublicHistory, dtype: object) -> np.ndarray:
+def _owner_matrix(history: PublicHistory, dtype: np.dtype[Any]) -> np.ndarray:
     """``[n_slots, n_players]``: 1 where the slot's cards are with the player."""
     key = (tuple(history.slot_owner), history.players, dtype)
     matrix = _OWNERS.get(key)

@@ -40,6 +40,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -412,7 +413,7 @@ class WorldCounter:
             seen = memo[("cards", self.viewers)] = {}
         restricted = {c // 4 for c in restrict} if restrict else set()
         rules: tuple[dict[int, int], int] | None = None
-        knowns = []
+        knowns: list[tuple[Any, ...]] = []
         for f in range(n_families):
             stamp = history.family_stamps[f]
             known = seen.get(f) if f not in restricted else None

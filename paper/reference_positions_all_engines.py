@@ -17,7 +17,7 @@ from pathlib import Path
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "reference_positions.json"
+REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference_positions.json"
 
 
 def replay(position: dict) -> kw.Game:

@@ -20,7 +20,7 @@ from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PublicHistory
 from kwartet_epistemic.events import Answered
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "reference_positions.json"
+REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference_positions.json"
 HANDS = {
     "A": ["8H", "8D", "8C", "9C"],
     "B": ["7S", "7H", "9S", "9D"],

@@ -201,17 +201,6 @@ class PublicHistory:
         self.family_stamps[f] = next(_STAMPS)
         self.version += 1
 
-    def lacks(self, player: str, card: Card | str) -> None:
-        """Add the public fact that ``player`` does not hold ``card`` now."""
-        self._lacks(player, self.deck.card(card).index)
-
-    def holds_one_of(self, player: str, family: int) -> None:
-        """Add the public fact that ``player`` holds at least one card of ``family`` now
-        (what an ask announces)."""
-        conditions = tuple(self._condition(x.index, player) for x in self.deck.family_cards(family))
-        if not any(cond == -1 for cond in conditions):
-            self._add_clause(family, Clause("some", conditions))  # type: ignore[arg-type]
-
     # ----- updates ------------------------------------------------------------------
 
     def extend(self, events: Iterable[Event], settled: bool = True) -> None:

@@ -44,7 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from kwartet_epistemic.epistemics.history import IGNORED, Clause, PrivateInfo, PublicHistory
+from kwartet_epistemic.epistemics.history import (
+    CLAUSE_CODES,
+    IGNORED,
+    Clause,
+    PrivateInfo,
+    PublicHistory,
+)
 
 try:  # the compiled kernel; the NumPy path gives the same answers without it
     from kwartet_epistemic import _counting_kernel as _kernel
@@ -217,7 +223,6 @@ class FamilyPoly:
 _POLY_CACHE: dict[tuple[object, ...], FamilyPoly | None] = {}
 _COMBO_CACHE: dict[tuple[tuple[int, ...], ...], np.ndarray] = {}
 _RADIX = 5  # a family has four cards: no dimension is used more than 4 times
-_CLAUSE_KIND = {"some": 0, "notall": 1, "allornone": 2}
 
 
 def _combos(options: tuple[tuple[int, ...], ...]) -> np.ndarray:
@@ -313,7 +318,7 @@ def _family_poly(
     if USE_KERNEL and _kernel is not None and n_slots <= 62:
         answer = _kernel.family_table(
             tuple(sum(1 << s for s in o) for o in options),
-            tuple((_CLAUSE_KIND[c.kind], *c.conditions) for c in clauses),
+            tuple((CLAUSE_CODES[c.kind], *c.conditions) for c in clauses),
             sum(1 << i for i in free),
             dim_of,
             n_dims,
@@ -584,7 +589,7 @@ class WorldCounter:
                 kernel_clauses = tuple(coded)
             else:  # clauses added by hand (hypothetical histories), or the dead-card one
                 kernel_clauses = tuple(
-                    (_CLAUSE_KIND[c.kind], *c.conditions) for c in family_clauses
+                    (CLAUSE_CODES[c.kind], *c.conditions) for c in family_clauses
                 )
             answer = _kernel.family_table(
                 tuple(options_masks),

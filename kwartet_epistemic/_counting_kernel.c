@@ -453,9 +453,8 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
     int64_t *vectors = calloc((size_t)total * (size_t)width, sizeof(int64_t));
     int64_t *weights = calloc((size_t)total, sizeof(int64_t));
     int64_t *card_slot = calloc((size_t)total * (size_t)per_card, sizeof(int64_t));
-    int64_t *codes = malloc(sizeof(int64_t) * (size_t)total);
     PyObject *result = NULL;
-    if (!kinds || !conds || !vectors || !weights || !card_slot || !codes) {
+    if (!kinds || !conds || !vectors || !weights || !card_slot) {
         PyErr_NoMemory();
         goto out;
     }
@@ -493,12 +492,12 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
                     int64_t use[MAXD] = {0};
                     for (int i = 0; i < 4; i++)
                         if (free_mask >> i & 1 && dim_of[o[i]] >= 0) use[dim_of[o[i]]]++;
-                    int64_t code = 0;
-                    for (int i = 0; i < width; i++) code = code * 5 + use[i];
+                    /* The vectors met so far, compared whole (a packed code would
+                     * overflow with many dimensions). */
                     Py_ssize_t j = 0;
-                    while (j < m && codes[j] != code) j++;
+                    while (j < m && memcmp(vectors + j * width, use, sizeof(int64_t) * (size_t)width))
+                        j++;
                     if (j == m) {
-                        codes[m] = code;
                         for (int i = 0; i < width; i++) vectors[m * width + i] = use[i];
                         m++;
                     }
@@ -519,7 +518,6 @@ out:
     free(vectors);
     free(weights);
     free(card_slot);
-    free(codes);
     return result;
 }
 

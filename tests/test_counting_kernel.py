@@ -206,3 +206,45 @@ def test_many_worlds_at_once_are_possible_and_uniform(rules: kw.RuleSet) -> None
         hits[index[row.tobytes()]] += 1  # a KeyError would be an impossible world
     # A fixed generator: the test is deterministic; uniform draws pass it comfortably.
     assert chisquare(hits).pvalue > 1e-3
+
+
+@fast(60)
+@given(
+    n_slots=st.integers(2, 40),
+    data=st.data(),
+)
+def test_family_tables_of_the_kernel_and_numpy_agree_with_many_dimensions(
+    n_slots: int, data: st.DataObject
+) -> None:
+    # Draw piles add one dimension per draw: tables must group use vectors exactly
+    # however many dimensions there are.
+    slot = st.integers(0, n_slots - 1)
+    options = tuple(
+        tuple(sorted(set(data.draw(st.lists(slot, min_size=1, max_size=4))))) for _ in range(4)
+    )
+    n_dims = data.draw(st.integers(0, min(n_slots, 32)))
+    dim_of = tuple(data.draw(st.integers(-1, n_dims - 1)) if n_dims else -1 for _ in range(n_slots))
+    free = tuple(i for i in range(4) if data.draw(st.booleans()))
+    mask = st.integers(0, (1 << n_slots) - 1)
+    kinds = st.sampled_from(["some", "notall", "allornone"])
+    clauses = tuple(
+        counting.Clause(data.draw(kinds), tuple(data.draw(mask) for _ in range(4)))
+        for _ in range(data.draw(st.integers(0, 3)))
+    )
+    tables = []
+    for use_kernel in (True, False):
+        counting.USE_KERNEL = use_kernel
+        counting._POLY_CACHE.clear()
+        try:
+            tables.append(
+                counting._family_poly((0, 1, 2, 3), options, clauses, free, dim_of, n_dims, n_slots)
+            )
+        finally:
+            counting.USE_KERNEL = True
+    kernel, numpy_path = tables
+    assert (kernel is None) == (numpy_path is None)
+    if kernel is not None and numpy_path is not None:
+        assert (kernel.vectors == numpy_path.vectors).all()
+        assert (kernel.weights == numpy_path.weights).all()
+        assert (kernel.card_slot == numpy_path.card_slot).all()
+        assert kernel.assignments == numpy_path.assignments

@@ -182,9 +182,9 @@ class FamilyPoly:
             for o in self._options
         )
         rows = _assignment_rows(options, self._clauses)
-        codes = _use_codes(rows, self._free, self._dim_of)
-        index = {code: j for j, code in enumerate(_use_codes_of(self.vectors).tolist())}
-        group = np.array([index[code] for code in codes.tolist()], dtype=np.int64)
+        uses = _use_vectors(rows, self._free, self._dim_of, self.vectors.shape[1])
+        index = {tuple(v): j for j, v in enumerate(self.vectors.tolist())}
+        group = np.array([index[tuple(u)] for u in uses.tolist()], dtype=np.int64)
         return rows, group
 
     @property
@@ -222,7 +222,6 @@ class FamilyPoly:
 
 _POLY_CACHE: dict[tuple[object, ...], FamilyPoly | None] = {}
 _COMBO_CACHE: dict[tuple[tuple[int, ...], ...], np.ndarray] = {}
-_RADIX = 5  # a family has four cards: no dimension is used more than 4 times
 
 
 def _combos(options: tuple[tuple[int, ...], ...]) -> np.ndarray:
@@ -255,18 +254,17 @@ def _assignment_rows(
     return rows[ok]
 
 
-def _use_codes(rows: np.ndarray, free: tuple[int, ...], dim_of: tuple[int, ...]) -> np.ndarray:
-    """Each row's use vector as one integer in radix 5 (dimension 0 least significant)."""
-    codes = np.zeros(len(rows), dtype=np.int64)
+def _use_vectors(
+    rows: np.ndarray, free: tuple[int, ...], dim_of: tuple[int, ...], width: int
+) -> np.ndarray:
+    """Each row's use of the dimensions (``[len(rows), width]``; only free cards count)."""
+    uses = np.zeros((len(rows), width), dtype=np.int64)
     dims = np.array(dim_of, dtype=np.int64)
     for i in free:
         dim = dims[rows[:, i]]
-        codes += np.where(dim >= 0, _RADIX ** np.maximum(dim, 0), 0)
-    return codes
-
-
-def _use_codes_of(vectors: np.ndarray) -> np.ndarray:
-    return vectors @ (_RADIX ** np.arange(vectors.shape[1], dtype=np.int64))
+        counted = dim >= 0
+        np.add.at(uses, (np.flatnonzero(counted), dim[counted]), 1)
+    return uses
 
 
 def _poly_from_kernel(
@@ -315,7 +313,7 @@ def _family_poly(
     width = max(n_dims, 1)  # no dimension at all: one of capacity 0
     per_card = 4 * n_slots
     poly: FamilyPoly | None = None
-    if USE_KERNEL and _kernel is not None and n_slots <= 62:
+    if USE_KERNEL and _kernel is not None and n_slots <= 62 and n_dims <= _MAX_KERNEL_DIMS:
         answer = _kernel.family_table(
             tuple(sum(1 << s for s in o) for o in options),
             tuple((CLAUSE_CODES[c.kind], *c.conditions) for c in clauses),
@@ -329,8 +327,8 @@ def _family_poly(
     else:
         rows = _assignment_rows(options, clauses)
         if len(rows):
-            codes = _use_codes(rows, free, dim_of)
-            unique, first, group = np.unique(codes, return_index=True, return_inverse=True)
+            uses = _use_vectors(rows, free, dim_of, width)
+            unique, first, group = np.unique(uses, axis=0, return_index=True, return_inverse=True)
             # Vectors in the order of their first assignment (the order of enumeration),
             # so that sampling draws the same worlds from the same generator as ever.
             order = np.argsort(first, kind="stable")
@@ -342,10 +340,7 @@ def _family_poly(
             weights = np.bincount(group, minlength=m).astype(np.int64)
             flat = group[:, None] * per_card + np.arange(4) * n_slots + rows
             card_slot = np.bincount(flat.ravel(), minlength=m * per_card).astype(np.int64)
-            powers = _RADIX ** np.arange(width, dtype=np.int64)
-            vectors = (unique[:, None] // powers) % _RADIX
-            if not n_dims:
-                vectors = np.zeros((m, 1), dtype=np.int64)
+            vectors = unique
             poly = FamilyPoly(
                 cards,
                 np.ascontiguousarray(vectors, dtype=np.int64),
@@ -580,7 +575,12 @@ class WorldCounter:
         if not all(options_masks):
             return None
         n_dims = len(self.dims)
-        if USE_KERNEL and _kernel is not None and self.n_slots <= 62:
+        if (
+            USE_KERNEL
+            and _kernel is not None
+            and self.n_slots <= 62
+            and len(self.dims) <= _MAX_KERNEL_DIMS
+        ):
             # The kernel enumerates at once; simplifying the clauses would cost more.
             coded = history.coded_clauses[f]
             if len(coded) == len(history.clauses[f]) and not (

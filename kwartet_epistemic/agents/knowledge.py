@@ -406,7 +406,7 @@ def _shared_history(view: PlayerView) -> PublicHistory | None:
     if not record or view.rules.draw_pile:
         return None
     entry = _SHARED.get(id(record[0]))
-    if entry is None or entry.record[0] is not record[0]:
+    if entry is None or not entry.record or entry.record[0] is not record[0]:
         if len(_SHARED) >= _SHARED_LIMIT:
             del _SHARED[next(iter(_SHARED))]  # the oldest game
         entry = _Shared((), PublicHistory(view.deck, view.players, view.rules))
@@ -415,7 +415,11 @@ def _shared_history(view: PlayerView) -> PublicHistory | None:
     if seen > len(record) or record[:seen] != entry.record:
         return None  # an older view, or another branch of a copied game
     if seen < len(record):
-        entry.history.extend(event.public() for event in record[seen:])
+        try:
+            entry.history.extend(event.public() for event in record[seen:])
+        except KwartetError:
+            del _SHARED[id(record[0])]  # half taken in: of no use to anyone
+            raise
         entry.record = record
     return entry.history
 

@@ -30,12 +30,12 @@ over the possible worlds) for ``exact``, uniform over the remaining candidate ho
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from kwartet_epistemic.cards import Card, Deck
-from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.counting import WorldCounter, exact_probabilities
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
 from kwartet_epistemic.epistemics.state import World
 from kwartet_epistemic.errors import GameSetupError, KwartetError
@@ -340,44 +340,12 @@ class ExactKnowledge(_ViewFollower):
     ) -> tuple[np.ndarray, int]:
         counter = WorldCounter(history, infos, marginals=True, stable_layout=True)
         count = counter.count
-        origins = counter.origin_table()
         if count == 0:
             raise KwartetError("no world is consistent with the record")
-        players = history.players
-        column = {p: i for i, p in enumerate(players)}
-        owner_of_slot = _owner_matrix(history, origins.dtype)
         rows = [c for f in sorted(wanted) for c in range(4 * f, 4 * f + 4)]
-        matrix = np.full((len(history.deck), len(players)), np.nan)
-        counts = origins[rows] @ owner_of_slot
-        if counts.dtype != object and count < 1 << 53:
-            matrix[rows] = counts.astype(np.float64) / float(count)  # exactly int / int
-        else:
-            matrix[rows] = [[int(x) / count for x in row] for row in counts]
-        for c in rows:
-            where = history.location[c]
-            if where is not None:
-                matrix[c] = 0.0
-                if where in column:
-                    matrix[c, column[where]] = 1.0
+        matrix = np.full((len(history.deck), len(history.players)), np.nan)
+        matrix[rows] = exact_probabilities(counter.location_table()[rows], count)
         return matrix, count
-
-
-_OWNERS: dict[tuple[tuple[str | None, ...], tuple[str, ...], np.dtype[Any]], np.ndarray] = {}
-
-
-def _owner_matrix(history: PublicHistory, dtype: np.dtype[Any]) -> np.ndarray:
-    """``[n_slots, n_players]``: 1 where the slot's cards are with the player."""
-    key = (tuple(history.slot_owner), history.players, dtype)
-    matrix = _OWNERS.get(key)
-    if matrix is None:
-        matrix = np.zeros((len(history.slot_owner), len(history.players)), dtype=dtype)
-        for slot, owner in enumerate(history.slot_owner):
-            if owner is not None:
-                matrix[slot, history.players.index(owner)] = 1
-        if len(_OWNERS) > 1000:
-            _OWNERS.clear()
-        _OWNERS[key] = matrix
-    return matrix
 
 
 class _Shared:

@@ -57,7 +57,13 @@ try:  # the compiled kernel; the NumPy path gives the same answers without it
 except ImportError:  # pragma: no cover - depends on the install
     _kernel = None  # type: ignore[assignment]
 
-__all__ = ["WorldCounter", "FamilyPoly", "simplify_clauses", "kernel_available"]
+__all__ = [
+    "WorldCounter",
+    "FamilyPoly",
+    "simplify_clauses",
+    "kernel_available",
+    "exact_probabilities",
+]
 
 USE_KERNEL = os.environ.get("KWARTET_NO_KERNEL", "") in ("", "0")
 """Whether to use the compiled kernel where it is available: on unless the environment
@@ -810,6 +816,21 @@ class WorldCounter:
         self._origins = origins
         self._origins_done = True
 
+    def location_table(self) -> np.ndarray:
+        """``[n_cards, n_players]`` exact counts of the worlds in which each player holds
+        each card now (a card seen moving is with its holder in every world; exposed and
+        piled cards have no holder); int64 when every count fits, else Python ints."""
+        history = self.history
+        origins = self.origin_table()
+        result = origins @ _owner_matrix(history, origins.dtype)
+        players = history.players
+        for c, where in enumerate(history.location):
+            if where is not None:
+                result[c] = 0
+                if where in players:
+                    result[c, players.index(where)] = self.count
+        return result
+
     def origin_counts(self) -> np.ndarray:
         """``[n_cards, n_slots]`` exact counts (Python ints, object array) of the worlds in
         which each card came from each slot."""
@@ -918,6 +939,39 @@ class WorldCounter:
                     break
                 pick -= w
         return origins
+
+
+def exact_probabilities(counts: np.ndarray, total: int) -> np.ndarray:
+    """``counts / total`` as float64, each entry the correctly rounded quotient of the
+    exact integers (as Python's ``int / int``).
+
+    >>> exact_probabilities(np.array([[1, 2]]), 3).tolist()
+    [[0.3333333333333333, 0.6666666666666666]]
+    """
+    if counts.dtype != object and total < 1 << 53:
+        # Both exactly representable: one correctly rounded division.
+        return counts.astype(np.float64) / float(total)
+    return np.array([[int(x) / total for x in row] for row in counts], dtype=np.float64).reshape(
+        counts.shape
+    )
+
+
+_OWNERS: dict[tuple[tuple[str | None, ...], tuple[str, ...], np.dtype[Any]], np.ndarray] = {}
+
+
+def _owner_matrix(history: PublicHistory, dtype: np.dtype[Any]) -> np.ndarray:
+    """``[n_slots, n_players]``: 1 where the slot's cards are with the player."""
+    key = (tuple(history.slot_owner), history.players, dtype)
+    matrix = _OWNERS.get(key)
+    if matrix is None:
+        matrix = np.zeros((len(history.slot_owner), len(history.players)), dtype=dtype)
+        for slot, owner in enumerate(history.slot_owner):
+            if owner is not None:
+                matrix[slot, history.players.index(owner)] = 1
+        if len(_OWNERS) > 1000:
+            _OWNERS.clear()
+        _OWNERS[key] = matrix
+    return matrix
 
 
 _MISSING = object()

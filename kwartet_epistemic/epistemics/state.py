@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from kwartet_epistemic.cards import Card
-from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.counting import WorldCounter, exact_probabilities
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
 from kwartet_epistemic.errors import KwartetError
 from kwartet_epistemic.events import Drew, Event, QuartetExposed
@@ -211,19 +211,7 @@ class EpistemicState:
         """The counting engine's location counts (int64 where every count fits, else
         Python ints) and the number of worlds they count."""
         counter = self._counter(() if player is None else (player,))
-        origin = counter.origin_table()
-        history = self._history
-        owners = np.zeros((len(history.slot_owner), len(self.players)), dtype=origin.dtype)
-        for slot, owner in enumerate(history.slot_owner):
-            if owner is not None:
-                owners[slot, self.players.index(owner)] = 1
-        result = origin @ owners
-        for c, where in enumerate(history.location):
-            if where is not None:
-                result[c] = 0
-                if where in self.players:
-                    result[c, self.players.index(where)] = counter.count
-        return result, counter.count
+        return counter.location_table(), counter.count
 
     def location_probabilities(self, player: str | None = None) -> np.ndarray:
         """``[n_cards, n_players]``: ``player``'s exact probability (uniform over their
@@ -241,12 +229,7 @@ class EpistemicState:
             counts, total = self.location_counts(player), self.count_worlds(player)
         if total == 0:
             raise KwartetError("no world is consistent with the record")
-        if counts.dtype != object and total < 1 << 53:
-            # Both exactly representable: one correctly rounded division, as int / int.
-            return counts.astype(np.float64) / float(total)
-        return np.array(
-            [[int(x) / total for x in row] for row in counts], dtype=np.float64
-        ).reshape(counts.shape)
+        return exact_probabilities(counts, total)
 
     def knows_location(self, player: str, card: Card | str) -> str | None:
         """The player who holds ``card`` if ``player`` knows it, else None.

@@ -685,10 +685,7 @@ def _revealed_by_refusal(
         hypothetical.allowed[c] = history.allowed[c] & ~lacking
     conditions = tuple(history._condition(card.index, me) for card in history.deck.family_cards(f))
     if not any(cond == -1 for cond in conditions):
-        full = (1 << 62) - 1
-        hypothetical.clauses[f].add(
-            Clause("some", tuple(full if x == -1 else x for x in conditions))  # type: ignore[arg-type]
-        )
+        hypothetical._add_clause(f, Clause("some", conditions))  # type: ignore[arg-type]
     hypothetical.family_changed(f)
     counter = WorldCounter(hypothetical, marginals=True)
     if counter.count == 0 or counter.bound >= 1 << 62:

@@ -589,14 +589,12 @@ class WorldCounter:
         ):
             # The kernel enumerates at once; simplifying the clauses would cost more.
             coded = history.coded_clauses[f]
-            if len(coded) == len(history.clauses[f]) and not (
-                dead and len(family_clauses) > len(coded)
-            ):
-                kernel_clauses = tuple(coded)
-            else:  # clauses added by hand (hypothetical histories), or the dead-card one
-                kernel_clauses = tuple(
-                    (CLAUSE_CODES[c.kind], *c.conditions) for c in family_clauses
-                )
+            if len(coded) != len(history.clauses[f]):  # clauses edited by hand
+                coded = [(CLAUSE_CODES[c.kind], *c.conditions) for c in history.clauses[f]]
+            kernel_clauses = tuple(coded) + tuple(
+                (CLAUSE_CODES[c.kind], *c.conditions)
+                for c in family_clauses[len(history.clauses[f]) :]
+            )
             answer = _kernel.family_table(
                 tuple(options_masks),
                 kernel_clauses,

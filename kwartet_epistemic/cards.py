@@ -18,17 +18,25 @@ from __future__ import annotations
 
 import difflib
 import json
+import operator
 import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
+from kwartet_epistemic._safejson import check_nesting, load_json, short
 from kwartet_epistemic.errors import InvalidDeckError, UnknownCardError
 
 __all__ = ["Card", "Deck", "bundled_packs"]
+
+# Themed packs: the referee keeps a family's cards in 4 bits of a 64-family table, and a
+# pack file or label longer than these is no card game.
+MAX_FAMILIES = 64
+MAX_LABEL_LENGTH = 100
+MAX_PACK_BYTES = 1_000_000
 
 SUITS = ("S", "H", "D", "C")
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -69,6 +77,16 @@ class Card:
         return f"Card({self.code!r})"
 
 
+def _is_count(value: object) -> bool:
+    """An integer that is not a bool (``True`` is not a number of families)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _code_of(label: str) -> str:
+    """A themed label's card code: its letters, digits and '_' (used in formulas)."""
+    return re.sub(r"[^\w]", "", label, flags=re.UNICODE)
+
+
 def _squash(text: str) -> str:
     """Lower-case and drop spaces and punctuation, for forgiving name lookup."""
     return re.sub(r"[\s_\-'.,]+", "", text.strip().lower())
@@ -104,7 +122,7 @@ class Deck:
         >>> [str(c) for c in Deck.piquet(families=1).cards]
         ['7S', '7H', '7D', '7C']
         """
-        if not isinstance(families, int) or not 1 <= families <= len(PIQUET_RANKS):
+        if not _is_count(families) or not 1 <= families <= len(PIQUET_RANKS):
             raise InvalidDeckError(
                 f"piquet deck: families={families!r}; expected an integer from 1 to 8"
             )
@@ -118,7 +136,7 @@ class Deck:
         >>> Deck.standard().card("ace of spades")
         Card('AS')
         """
-        if not isinstance(families, int) or not 1 <= families <= len(STANDARD_RANKS):
+        if not _is_count(families) or not 1 <= families <= len(STANDARD_RANKS):
             raise InvalidDeckError(
                 f"standard deck: families={families!r}; expected an integer from 1 to 13"
             )
@@ -163,7 +181,10 @@ class Deck:
         """A themed deck from ``{family name: [4 unique member labels]}``.
 
         Labels must be unique over the whole deck (ignoring case and spaces), because
-        players ask for a card by its label alone.
+        players ask for a card by its label alone.  Each card's code (what formulas such as
+        ``has(B, Vermeer)`` use) is its label's letters, digits and '_': labels whose codes
+        are empty or clash are refused here, not when a saved game is loaded.  A pack has
+        at most 64 families, each name and label at most 100 characters.
 
         >>> deck = Deck.from_families("tiny", {"Painters": ["Rembrandt", "Vermeer",
         ...     "Van Gogh", "Mondriaan"]})
@@ -173,25 +194,53 @@ class Deck:
         Traceback (most recent call last):
         ...
         kwartet_epistemic.errors.InvalidDeckError: themed pack 'bad': family 'Painters' has 2 members; every family needs exactly 4
+        >>> Deck.from_families("bad", {"Cats": ["Cat!", "Cat?", "Tiger", "Lion"]})
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.InvalidDeckError: themed pack 'bad': labels 'Cat!' (Cats) and 'Cat?' (Cats) both give the card code 'Cat'; card codes keep only letters, digits and '_', and must differ (ignoring case)
         """
+        if not isinstance(name, str) or len(name) > MAX_LABEL_LENGTH:
+            raise InvalidDeckError(
+                f"themed pack name {short(name)}: expected text of at most "
+                f"{MAX_LABEL_LENGTH} characters"
+            )
         if not isinstance(families, Mapping) or not families:
             raise InvalidDeckError(
                 f"themed pack {name!r}: expected a non-empty mapping of family names to "
-                f"4 member labels, got {families!r}"
+                f"4 member labels, got {short(families)}"
+            )
+        if len(families) > MAX_FAMILIES:
+            raise InvalidDeckError(
+                f"themed pack {name!r}: {len(families)} families; a pack has at most {MAX_FAMILIES}"
             )
         cards: list[Card] = []
         seen: dict[str, str] = {}
-        lookup: dict[str, Card] = {}
+        # Every name a card is found by exactly (its squashed label, its code lower-cased)
+        # -> the card, to refuse two cards answering to one name.
+        primary: dict[str, Card] = {}
+        aliases: dict[str, Card] = {}
         family_names: list[str] = []
+        members_of: dict[str, list[str]] = {}
+
+        def where(card: Card) -> str:
+            return f"{card.member!r} ({card.family})"
+
         for f, (family, members) in enumerate(families.items()):
             if not isinstance(family, str) or not family.strip():
-                raise InvalidDeckError(f"themed pack {name!r}: family name {family!r} is empty")
+                raise InvalidDeckError(
+                    f"themed pack {name!r}: family name {short(family)} is empty"
+                )
+            if len(family) > MAX_LABEL_LENGTH:
+                raise InvalidDeckError(
+                    f"themed pack {name!r}: family name {short(family)} has {len(family)} "
+                    f"characters; at most {MAX_LABEL_LENGTH}"
+                )
             if _squash(family) in (_squash(x) for x in family_names):
                 raise InvalidDeckError(f"themed pack {name!r}: family {family!r} appears twice")
             if isinstance(members, str) or not isinstance(members, Sequence):
                 raise InvalidDeckError(
                     f"themed pack {name!r}: family {family!r} must list 4 member labels, "
-                    f"got {members!r}"
+                    f"got {short(members)}"
                 )
             if len(members) != 4:
                 raise InvalidDeckError(
@@ -199,10 +248,16 @@ class Deck:
                     "every family needs exactly 4"
                 )
             family_names.append(family)
+            members_of[family] = []
             for label in members:
                 if not isinstance(label, str) or not _squash(label):
                     raise InvalidDeckError(
-                        f"themed pack {name!r}: family {family!r} has an empty label {label!r}"
+                        f"themed pack {name!r}: family {family!r} has an empty label {short(label)}"
+                    )
+                if len(label) > MAX_LABEL_LENGTH:
+                    raise InvalidDeckError(
+                        f"themed pack {name!r}: label {short(label)} in family {family!r} has "
+                        f"{len(label)} characters; at most {MAX_LABEL_LENGTH}"
                     )
                 key = _squash(label)
                 if key in seen:
@@ -211,7 +266,13 @@ class Deck:
                         f"{seen[key]!r}; every label must be unique"
                     )
                 seen[key] = f"{label} ({family})"
-                code = re.sub(r"[^\w]", "", label, flags=re.UNICODE)
+                code = _code_of(label)
+                if not code:
+                    raise InvalidDeckError(
+                        f"themed pack {name!r}: label {label!r} in family {family!r} gives an "
+                        "empty card code; a card code keeps only the label's letters, digits "
+                        "and '_' (formulas name cards by it), so a label needs at least one"
+                    )
                 card = Card(
                     code=code,
                     family=family,
@@ -221,11 +282,23 @@ class Deck:
                     name=label,
                     symbol=label,
                 )
+                for exact in (key, code.lower()):
+                    other = primary.get(exact)
+                    if other is not None and other is not card:
+                        clash = code if exact == code.lower() else exact
+                        first, second = (other, card)
+                        raise InvalidDeckError(
+                            f"themed pack {name!r}: labels {where(first)} and {where(second)} "
+                            f"both give the card code {clash!r}; card codes keep only letters, "
+                            "digits and '_', and must differ (ignoring case)"
+                        )
+                    primary[exact] = card
                 cards.append(card)
-                lookup[key] = card
-                lookup[_squash(f"{label} {family}")] = card
+                members_of[family].append(label)
+                aliases.setdefault(_squash(f"{label} {family}"), card)
+        lookup = {**aliases, **primary}  # an alias never hides another card's own name
         spec = (
-            "themed(" + json.dumps({"name": name, "families": families}, ensure_ascii=False) + ")"
+            "themed(" + json.dumps({"name": name, "families": members_of}, ensure_ascii=False) + ")"
         )
         deck = cls(name, tuple(family_names), tuple(cards), spec, tuple(family_names))
         deck._lookup.update(lookup)
@@ -236,42 +309,91 @@ class Deck:
         """A themed pack: a bundled pack's name, a path to a TOML or JSON file, or its data.
 
         The file holds ``name`` and a table ``families`` mapping family names to four
-        labels.  :func:`bundled_packs` lists the bundled names.
+        labels (UTF-8, at most 1 MB).  :func:`bundled_packs` lists the bundled names.
+        Anything wrong with the file or its data is an :class:`InvalidDeckError`.
 
         >>> deck = Deck.themed("dutch_masters")
         >>> len(deck), deck.card("vermeer").family
         (32, 'Dutch painters')
+        >>> Deck.themed(5)
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.InvalidDeckError: themed pack 5: expected a bundled pack's name, a path to a .toml or .json file, or a mapping with 'name' and 'families'
         """
         if isinstance(source, Mapping):
             data: Any = source
             origin = "themed pack data"
+            check_nesting(data, what=origin, error=InvalidDeckError, max_depth=8)
+        elif isinstance(source, str | PurePath):
+            data, origin = cls._read_pack(source)
         else:
-            path = Path(source)
-            # Bundled packs match by file name or by their title ("Dutch masters"), so
-            # that a themed deck's repr rebuilds it.
-            bundled = [p for p in bundled_packs() if _squash(p) == _squash(str(source))]
-            if not path.suffix and bundled:
-                text = resources.files("kwartet_epistemic.packs").joinpath(f"{bundled[0]}.toml")
-                data = tomllib.loads(text.read_text(encoding="utf-8"))
-                origin = f"bundled pack {bundled[0]!r}"
-            else:
-                if not path.is_file():
-                    raise InvalidDeckError(
-                        f"themed pack {str(source)!r}: no such file and no bundled pack of "
-                        f"that name; bundled packs are {', '.join(bundled_packs())}"
-                    )
-                origin = f"themed pack file {str(path)!r}"
-                text_data = path.read_text(encoding="utf-8")
-                try:
-                    if path.suffix.lower() == ".json":
-                        data = json.loads(text_data)
-                    else:
-                        data = tomllib.loads(text_data)
-                except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
-                    raise InvalidDeckError(f"{origin}: not valid {path.suffix[1:]}: {err}") from err
+            raise InvalidDeckError(
+                f"themed pack {short(source)}: expected a bundled pack's name, a path to a "
+                ".toml or .json file, or a mapping with 'name' and 'families'"
+            )
         if not isinstance(data, Mapping) or "families" not in data:
             raise InvalidDeckError(f"{origin}: expected a table with 'name' and 'families'")
-        return cls.from_families(str(data.get("name", "themed")), data["families"])
+        name = data.get("name", "themed")
+        if not isinstance(name, str):
+            raise InvalidDeckError(f"{origin}: name {short(name)}: expected text")
+        return cls.from_families(name, data["families"])
+
+    @staticmethod
+    def _read_pack(source: str | PurePath) -> tuple[Any, str]:
+        """The data of a bundled pack or a pack file, and how to name it in errors."""
+        if "\0" in str(source):
+            raise InvalidDeckError(f"themed pack {short(str(source))}: a path holds no NUL")
+        path = Path(source)
+        # Bundled packs match by file name or by their title ("Dutch masters"), so that a
+        # themed deck's repr rebuilds it.
+        bundled = [p for p in bundled_packs() if _squash(p) == _squash(str(source))]
+        if not path.suffix and bundled:
+            resource = resources.files("kwartet_epistemic.packs").joinpath(f"{bundled[0]}.toml")
+            return tomllib.loads(resource.read_text(encoding="utf-8")), (
+                f"bundled pack {bundled[0]!r}"
+            )
+        origin = f"themed pack file {short(str(path))}"
+        try:
+            is_file = path.is_file()
+        except (OSError, ValueError):
+            is_file = False
+        if not is_file:
+            raise InvalidDeckError(
+                f"themed pack {short(str(source))}: no such file and no bundled pack of "
+                f"that name; bundled packs are {', '.join(bundled_packs())}"
+            )
+        try:
+            with path.open("rb") as handle:
+                raw = handle.read(MAX_PACK_BYTES + 1)
+        except OSError as err:
+            raise InvalidDeckError(f"{origin}: cannot be read: {err.strerror or err}") from err
+        if len(raw) > MAX_PACK_BYTES:
+            raise InvalidDeckError(
+                f"{origin}: larger than {MAX_PACK_BYTES:,} bytes; a pack file is at most that"
+            )
+        if path.suffix.lower() == ".json":
+            data = load_json(raw, what=origin, error=InvalidDeckError, max_depth=8)
+            return data, origin
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InvalidDeckError(f"{origin}: not UTF-8 text: {err}") from err
+        # tomllib would hand Python's own ValueError for a number past 4300 digits: look
+        # first (no number, name or label of a pack has more than 100 characters).
+        long_digits = re.search(rf"\d{{{MAX_LABEL_LENGTH + 1},}}", text)
+        if long_digits:
+            raise InvalidDeckError(
+                f"{origin}: a run of {len(long_digits.group())} digits at character "
+                f"{long_digits.start()}; numbers, names and labels have at most "
+                f"{MAX_LABEL_LENGTH} characters"
+            )
+        try:
+            data = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError, ValueError) as err:
+            # (ValueError: Python's limit on the digits of a number in the text.)
+            raise InvalidDeckError(f"{origin}: not valid toml: {err}") from err
+        check_nesting(data, what=origin, error=InvalidDeckError, max_depth=8)
+        return data, origin
 
     @classmethod
     def from_spec(cls, spec: str) -> Deck:
@@ -280,16 +402,33 @@ class Deck:
         >>> Deck.from_spec("piquet(families=3)") == Deck.piquet(families=3)
         True
         """
+        if not isinstance(spec, str):
+            raise InvalidDeckError(f"deck spec {short(spec)}: expected text such as 'piquet()'")
+        if len(spec) > 2 * MAX_PACK_BYTES:
+            raise InvalidDeckError(
+                f"deck spec of {len(spec):,} characters: a spec has at most {2 * MAX_PACK_BYTES:,}"
+            )
         match = re.fullmatch(r"\s*(piquet|standard)\(\s*(?:families\s*=\s*(\d+))?\s*\)\s*", spec)
         if match:
             maker = cls.piquet if match.group(1) == "piquet" else cls.standard
-            return maker() if match.group(2) is None else maker(families=int(match.group(2)))
+            digits = match.group(2)
+            if digits is None:
+                return maker()
+            if len(digits) > 3:  # int() of thousands of digits is a ValueError of Python's
+                top = len(PIQUET_RANKS) if maker == cls.piquet else len(STANDARD_RANKS)
+                raise InvalidDeckError(
+                    f"deck spec {spec[:40]!r}...: families has {len(digits)} digits; expected "
+                    f"an integer from 1 to {top}"
+                )
+            return maker(families=int(digits))
         match = re.fullmatch(r"\s*themed\((.*)\)\s*", spec, flags=re.DOTALL)
         if match:
-            try:
-                data = json.loads(match.group(1))
-            except (json.JSONDecodeError, RecursionError) as err:
-                raise InvalidDeckError(f"deck spec {spec[:60]!r}: bad themed data: {err}") from err
+            data = load_json(
+                match.group(1),
+                what=f"deck spec {spec[:60]!r}: bad themed data",
+                error=InvalidDeckError,
+                max_depth=8,
+            )
             # Only inline data: a spec comes from game records, which must never make the
             # library read a file path or bundled pack named inside them.
             if not isinstance(data, dict):
@@ -341,8 +480,25 @@ class Deck:
         >>> Deck.piquet().family_cards("Q")[1]
         Card('QH')
         """
-        f = family if isinstance(family, int) else self.family_index(family)
+        f = self._family_number(family)
         return self.cards[4 * f : 4 * f + 4]
+
+    def _family_number(self, family: str | int) -> int:
+        """A family's index from its index (checked) or its name."""
+        if type(family) is int and 0 <= family < len(self.families):
+            return family
+        if isinstance(family, str):
+            return self.family_index(family)
+        try:
+            number = operator.index(family) if not isinstance(family, bool) else None
+        except TypeError:
+            number = None
+        if number is None or not 0 <= number < len(self.families):
+            raise UnknownCardError(
+                f"family {short(family)}: expected a family name or a number from 0 to "
+                f"{len(self.families) - 1}"
+            )
+        return number
 
     def family_index(self, family: str) -> int:
         """The position of a family in :attr:`families` (case-insensitive).
@@ -350,13 +506,18 @@ class Deck:
         >>> Deck.piquet().family_index("q")
         5
         """
+        if not isinstance(family, str):
+            raise UnknownCardError(
+                f"family {short(family)}: expected a family name; families are "
+                f"{', '.join(self.families)}"
+            )
         # Exact names are looked up directly (the referee and agents ask this often).
         index = self._family_lookup.get(family)
         if index is not None:
             return index
         key = _squash(family)
-        for f, (short, title) in enumerate(zip(self.families, self.family_titles, strict=False)):
-            if key in (_squash(short), _squash(title)):
+        for f, (rank, title) in enumerate(zip(self.families, self.family_titles, strict=False)):
+            if key in (_squash(rank), _squash(title)):
                 self._family_lookup[family] = f
                 return f
         raise UnknownCardError(
@@ -400,8 +561,7 @@ class Deck:
         >>> Deck.piquet().family_title("Q")
         'queens'
         """
-        f = family if isinstance(family, int) else self.family_index(family)
-        return self.family_titles[f]
+        return self.family_titles[self._family_number(family)]
 
 
 def bundled_packs() -> tuple[str, ...]:

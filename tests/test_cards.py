@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.errors import InvalidDeckError, UnknownCardError
@@ -216,3 +218,194 @@ def test_repr_rebuilds_the_deck() -> None:
         deck = kw.Deck.themed(name)
         title = repr(deck).removeprefix("Deck.themed('").removesuffix("')")
         assert kw.Deck.themed(title) == deck  # the bundled pack found by its title
+
+
+# ----- themed packs whose labels give no usable card code (issue 11) ------------------
+
+
+def _pack(first_family: list[str]) -> dict[str, object]:
+    families: dict[str, list[str]] = {"Odd": first_family}
+    families.update({f"F{i}": [f"m{i}a", f"m{i}b", f"m{i}c", f"m{i}d"] for i in range(1, 8)})
+    return {"name": "clash", "families": families}
+
+
+@pytest.mark.parametrize(
+    ("labels", "first", "second", "code"),
+    [
+        (["Cat!", "Cat?", "Dog", "Cow"], "Cat!", "Cat?", "Cat"),
+        (["a-b", "a+b", "Dog", "Cow"], "a-b", "a+b", "ab"),
+        (["Ab!", "aB?", "Dog", "Cow"], "Ab!", "aB?", "aB"),  # codes differ only in case
+    ],
+)
+def test_labels_that_give_one_card_code_are_refused_naming_both(
+    tmp_path: Path, labels: list[str], first: str, second: str, code: str
+) -> None:
+    data = _pack(labels)
+    path = tmp_path / "clash.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    for source in (data, path):
+        with pytest.raises(InvalidDeckError) as info:
+            kw.Deck.themed(source)  # type: ignore[arg-type]
+        message = str(info.value)
+        assert repr(first) in message and repr(second) in message
+        assert f"card code {code!r}" in message
+
+
+def test_a_label_whose_code_is_another_cards_label_is_refused() -> None:
+    # 'a_b' is found by its squashed label 'ab'; 'a+b' has the code 'ab': one name, two cards
+    with pytest.raises(InvalidDeckError, match=r"'a_b' \(Odd\) and 'a\+b' \(Odd\)"):
+        kw.Deck.themed(_pack(["a_b", "a+b", "Dog", "Cow"]))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("label", ["🐱", "🐶🐶", "?!", "♠"])
+def test_a_label_without_letters_or_digits_is_refused(label: str) -> None:
+    with pytest.raises(InvalidDeckError, match="empty card code") as info:
+        kw.Deck.themed(_pack([label, "Dog", "Cow", "Pig"]))  # type: ignore[arg-type]
+    assert repr(label) in str(info.value)
+
+
+def test_unicode_labels_with_letters_deal_save_and_load(tmp_path: Path) -> None:
+    deck = kw.Deck.themed(_pack(["Käse 🧀", "Ñandú", "Łoś", "ねこ"]))  # type: ignore[arg-type]
+    assert [c.code for c in deck.family_cards("Odd")] == ["Käse", "Ñandú", "Łoś", "ねこ"]
+    for card in deck.cards:
+        assert deck.card(card.code) is card and deck.card(card.member) is card
+    game = kw.Game.deal(deck, ["A", "B", "C"], seed=4)
+    for _ in range(10):
+        game.play(game.legal_asks()[0])
+    game.save(tmp_path / "game.json")
+    assert kw.Game.load(tmp_path / "game.json").events == game.events
+
+
+def _label_text() -> st.SearchStrategy[str]:
+    return st.text(st.sampled_from(list("ab_-+!? .'Ää1🐱")), min_size=1, max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_label_text(), min_size=4, max_size=4))
+def test_every_pack_that_is_read_finds_its_cards_by_code_and_round_trips(
+    labels: list[str],
+) -> None:
+    try:
+        deck = kw.Deck.themed(_pack(labels))  # type: ignore[arg-type]
+    except InvalidDeckError:
+        return  # refused when read: fine
+    codes = [c.code.lower() for c in deck.cards]
+    assert all(codes) and len(set(codes)) == len(codes)
+    for card in deck.cards:
+        assert deck.card(card.code) is card and deck.card(card.member) is card
+    again = kw.Deck.from_spec(deck.spec)
+    assert again == deck and [c.code for c in again.cards] == [c.code for c in deck.cards]
+
+
+# ----- bad pack files and arguments are InvalidDeckErrors ------------------------------
+
+
+def test_bad_pack_files_are_invalid_deck_errors(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(InvalidDeckError, match="deep.json.*nested more than"):
+        kw.Deck.themed(deep)
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes('name = "Kühe"\n'.encode("latin-1"))
+    with pytest.raises(InvalidDeckError, match="latin.toml.*not UTF-8"):
+        kw.Deck.themed(latin)
+    latin_json = tmp_path / "latin.json"
+    latin_json.write_bytes('{"name": "Kühe"}'.encode("latin-1"))
+    with pytest.raises(InvalidDeckError, match="latin.json.*not UTF-8"):
+        kw.Deck.themed(latin_json)
+    digits = tmp_path / "digits.toml"
+    digits.write_text("name = " + "9" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(InvalidDeckError, match="5000 digits.*at most 100"):
+        kw.Deck.themed(digits)
+    digits_json = tmp_path / "digits.json"
+    digits_json.write_text('{"name": ' + "9" * 5000 + "}", encoding="utf-8")
+    with pytest.raises(InvalidDeckError, match="5000 digits; numbers have at most 100"):
+        kw.Deck.themed(digits_json)
+    twice = tmp_path / "twice.json"
+    twice.write_text(
+        '{"name": "t", "families": {"A": ["a", "b", "c", "d"], "A": ["e", "f", "g", "h"]}}',
+        encoding="utf-8",
+    )
+    with pytest.raises(InvalidDeckError, match="key 'A' appears twice"):
+        kw.Deck.themed(twice)  # JSON would keep the last family silently
+    huge = tmp_path / "huge.toml"
+    huge.write_text("# " + "x" * 2_000_000 + "\n", encoding="utf-8")
+    with pytest.raises(InvalidDeckError, match="larger than 1,000,000 bytes"):
+        kw.Deck.themed(huge)
+    with pytest.raises(InvalidDeckError, match="no such file"):
+        kw.Deck.themed(tmp_path)  # a folder
+    with pytest.raises(InvalidDeckError, match="no such file"):
+        kw.Deck.themed("x" * 5000)  # a name too long for the file system
+    with pytest.raises(InvalidDeckError, match="NUL"):
+        kw.Deck.themed("pack\0.toml")
+
+
+@pytest.mark.parametrize("source", [5, None, 2.5, ["animals"], b"animals"])
+def test_a_themed_source_of_the_wrong_type_is_refused(source: object) -> None:
+    with pytest.raises(InvalidDeckError, match="expected a bundled pack's name"):
+        kw.Deck.themed(source)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"name": 5, "families": {"A": ["a", "b", "c", "d"]}}, "name 5: expected text"),
+        ({"families": {"A": ["a", "b", "c", 7]}}, "empty label 7"),
+        ({"families": {"A": ["a", "b", "c", "x" * 101]}}, "101 characters; at most 100"),
+        (
+            {"families": {f"F{i}": [f"{i}a", f"{i}b", f"{i}c", f"{i}d"] for i in range(65)}},
+            "65 families; a pack has at most 64",
+        ),
+    ],
+)
+def test_themed_data_out_of_bounds_is_refused(data: dict[str, object], message: str) -> None:
+    with pytest.raises(InvalidDeckError, match=message):
+        kw.Deck.themed(data)
+
+
+def test_the_largest_pack_plays() -> None:
+    deck = kw.Deck.themed(
+        {"families": {f"F{i}": [f"{i}a", f"{i}b", f"{i}c", f"{i}d"] for i in range(64)}}
+    )
+    game = kw.Game.deal(deck, ["A", "B", "C"], seed=1)
+    for _ in range(20):
+        game.play(game.legal_asks()[0])
+    assert sum(game.hand_sizes.values()) + 4 * len(game.exposed) == 256
+
+
+@pytest.mark.parametrize("families", [True, False])
+def test_a_bool_is_not_a_family_count(families: bool) -> None:
+    with pytest.raises(InvalidDeckError, match="families"):
+        kw.Deck.piquet(families=families)
+    with pytest.raises(InvalidDeckError, match="families"):
+        kw.Deck.standard(families=families)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "piquet(families=" + "9" * 5000 + ")",
+        "standard(families=" + "0" * 5000 + "1)",
+        "themed(" + "[" * 100_000 + "]" * 100_000 + ")",
+        'themed({"name": "x", "families": ' + "9" * 5000 + "})",
+        5,
+        None,
+    ],
+    ids=["piquet digits", "standard digits", "deep themed", "themed digits", "int", "None"],
+)
+def test_deck_specs_that_python_itself_would_choke_on_are_invalid_deck_errors(
+    spec: object,
+) -> None:
+    with pytest.raises(InvalidDeckError):
+        kw.Deck.from_spec(spec)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("family", [8, -1, True, 2.0, None, ["Q"]])
+def test_a_family_that_is_not_a_name_or_a_number_in_range_is_an_unknown_card_error(
+    family: object,
+) -> None:
+    deck = kw.Deck.piquet()
+    for lookup in (deck.family_cards, deck.family_title, deck.family_index):
+        with pytest.raises(UnknownCardError, match="family"):
+            lookup(family)  # type: ignore[operator]
+    assert deck.family_cards(7) == deck.family_cards("A")

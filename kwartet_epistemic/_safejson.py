@@ -48,7 +48,12 @@ def short(value: object) -> str:
     ...     deep = [deep]
     >>> short(deep)
     '[[[[...]]]]'
+    >>> short(10**5000)
+    '<an integer of about 5001 digits>'
     """
+    if isinstance(value, int) and value.bit_length() > 300:  # repr() refuses > 4300 digits
+        digits = int(value.bit_length() * 0.30103) + 1
+        return f"<an integer of about {digits} digits>"
     try:
         return _REPR.repr(value)
     except Exception:  # a user object whose repr fails: say what it is

@@ -17,9 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from kwartet_epistemic._safejson import short
 from kwartet_epistemic.errors import RuleOptionError
 
 __all__ = ["RuleSet", "PRESETS"]
+
+# 64 families of 4, the largest themed pack: no rule deals or lays out more cards.
+MAX_DECK_CARDS = 256
 
 RefusalTurn = Literal["asked", "clockwise"]
 Dealing = Literal["all", "equal"]
@@ -71,32 +75,27 @@ class RuleSet:
     def __post_init__(self) -> None:
         for option, choices in _CHOICES.items():
             value = getattr(self, option)
-            if value not in choices:
+            if not isinstance(value, str) or value not in choices:
                 raise RuleOptionError(
-                    f"rule option {option}={value!r}: expected one of "
+                    f"rule option {option}={short(value)}: expected one of "
                     + ", ".join(repr(c) for c in choices)
                 )
         for option in ("draw_pile", "bonus_turn", "bluffing"):
             if not isinstance(getattr(self, option), bool):
                 raise RuleOptionError(
-                    f"rule option {option}={getattr(self, option)!r}: expected True or False"
+                    f"rule option {option}={short(getattr(self, option))}: expected True or False"
                 )
-        if (
-            not isinstance(self.cards_each, int)
-            or isinstance(self.cards_each, bool)
-            or self.cards_each < 1
-        ):
-            raise RuleOptionError(
-                f"rule option cards_each={self.cards_each!r}: expected a positive integer"
-            )
-        if (
-            not isinstance(self.memory_cards, int)
-            or isinstance(self.memory_cards, bool)
-            or self.memory_cards < 0
-        ):
-            raise RuleOptionError(
-                f"rule option memory_cards={self.memory_cards!r}: expected an integer >= 0"
-            )
+        for option, low in (("cards_each", 1), ("memory_cards", 0)):
+            value = getattr(self, option)
+            if (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or not low <= value <= MAX_DECK_CARDS
+            ):
+                raise RuleOptionError(
+                    f"rule option {option}={short(value)}: expected an integer from {low} to "
+                    f"{MAX_DECK_CARDS} (the cards of the largest deck)"
+                )
         if self.bonus_turn and not self.draw_pile:
             raise RuleOptionError(
                 "rule option bonus_turn=True needs draw_pile=True (the bonus is for a quartet "
@@ -115,10 +114,10 @@ class RuleSet:
         >>> RuleSet.preset("fish").draw_pile
         True
         """
-        key = name.strip().lower() if isinstance(name, str) else name
+        key = name.strip().lower() if isinstance(name, str) else None
         if key not in PRESETS:
             raise RuleOptionError(
-                f"rule preset {name!r}: expected one of {', '.join(sorted(PRESETS))}"
+                f"rule preset {short(name)}: expected one of {', '.join(sorted(PRESETS))}"
             )
         return PRESETS[key]
 
@@ -130,12 +129,12 @@ class RuleSet:
         True
         """
         if not isinstance(data, Mapping):
-            raise RuleOptionError(f"rules {data!r}: expected a mapping of option to value")
+            raise RuleOptionError(f"rules {short(data)}: expected a mapping of option to value")
         names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
+        unknown = sorted((short(k) for k in data if k not in names), key=str)
         if unknown:
             raise RuleOptionError(
-                f"unknown rule option(s) {', '.join(map(repr, unknown))}; options are "
+                f"unknown rule option(s) {', '.join(unknown)}; options are "
                 + ", ".join(sorted(names))
             )
         return cls(**dict(data))

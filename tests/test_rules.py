@@ -6,6 +6,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.errors import RuleOptionError
@@ -121,3 +123,60 @@ def test_rule_sets_are_frozen_values() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         rules.bluffing = True  # type: ignore[misc]
     assert hash(rules) == hash(kw.RuleSet.preset("publisher"))
+
+
+# ----- bad input is a RuleOptionError (issue 11) ---------------------------------------
+
+
+@pytest.mark.parametrize("name", [["x"], None, 5, {"fish": 1}, b"fish", ""])
+def test_a_preset_name_that_is_not_a_known_name_is_refused(name: object) -> None:
+    with pytest.raises(RuleOptionError, match="rule preset .*expected one of dutch, fish"):
+        kw.RuleSet.preset(name)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"cards_each": 10**5000}, "cards_each=<an integer of about 5001 digits>"),
+        ({"cards_each": 257}, "cards_each=257: expected an integer from 1 to 256"),
+        ({"memory_cards": 1000}, "memory_cards=1000: expected an integer from 0 to 256"),
+        ({"memory_cards": 2.0}, "memory_cards=2.0"),
+        ({"dealing": ["all"]}, "dealing=['all']: expected one of"),
+        ({"refusal_turn": None}, "refusal_turn=None"),
+    ],
+)
+def test_out_of_range_or_unhashable_values_are_refused(
+    options: dict[str, object], message: str
+) -> None:
+    with pytest.raises(RuleOptionError) as info:
+        kw.RuleSet(**options)  # type: ignore[arg-type]
+    assert message in str(info.value)
+
+
+def test_a_dict_with_keys_that_are_not_option_names_is_refused() -> None:
+    with pytest.raises(RuleOptionError, match="unknown rule option.*1"):
+        kw.RuleSet.from_dict({1: True})  # type: ignore[dict-item]
+    with pytest.raises(RuleOptionError, match="unknown rule option"):
+        kw.RuleSet().replace(**{"bluff": True})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["bluffing", "cards_each", "dealing", "memory_cards", "x", "tie_break"]),
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.integers(-10, 10**6),
+            st.floats(),
+            st.text(max_size=5),
+            st.lists(st.integers(), max_size=2),
+        ),
+    )
+)
+def test_any_junk_options_give_a_rule_set_or_a_rule_option_error(data: dict[str, object]) -> None:
+    try:
+        rules = kw.RuleSet.from_dict(data)
+    except RuleOptionError:
+        return
+    assert kw.RuleSet.from_dict(rules.to_dict()) == rules

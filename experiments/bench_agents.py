@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 import kwartet_epistemic as kw
+from kwartet_epistemic._files import atomic_write_text
 from kwartet_epistemic.agents import make_agent
 
 PLAYERS = ("A", "B", "C", "D")
@@ -303,7 +304,7 @@ def main() -> None:
     text = buffer.getvalue()
     print(text, end="")
     command = "python experiments/bench_agents.py " + " ".join(sys.argv[1:])
-    OUTPUT.write_text(f"$ {command}\n{text}")
+    atomic_write_text(OUTPUT, f"$ {command}\n{text}")  # a stop leaves the old figures whole
 
 
 if __name__ == "__main__":

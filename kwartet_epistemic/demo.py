@@ -163,7 +163,9 @@ def write_figures(
     progress: object, directory: str | Path, *, player: str = "A", progress_bar: bool = False
 ) -> dict[str, Path]:
     """Write the progress plot, ``player``'s heatmap animation and the knowledge timeline
-    of a game's progress into ``directory``; returns ``{what: path}``."""
+    of a game's progress into ``directory``; returns ``{what: path}``.  Each file is
+    written atomically (to a temporary file, then renamed): a stop leaves whole figures."""
+    from kwartet_epistemic._files import atomic_path
     from kwartet_epistemic.viz import heatmap_animation, plot_progress, plot_timeline
 
     folder = Path(directory)
@@ -173,8 +175,10 @@ def write_figures(
         "heatmap": folder / f"heatmap_{player}.gif",
         "timeline": folder / "timeline.png",
     }
-    plot_progress(progress).savefig(written["progress"], dpi=110)  # type: ignore[arg-type]
-    plot_timeline(progress).savefig(written["timeline"], dpi=110)  # type: ignore[arg-type]
+    with atomic_path(written["progress"]) as temporary:
+        plot_progress(progress).savefig(temporary, dpi=110)  # type: ignore[arg-type]
+    with atomic_path(written["timeline"]) as temporary:
+        plot_timeline(progress).savefig(temporary, dpi=110)  # type: ignore[arg-type]
     heatmap_animation(progress, player, written["heatmap"], progress_bar=progress_bar)  # type: ignore[arg-type]
     return written
 

@@ -27,6 +27,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar
 
+from kwartet_epistemic._files import atomic_write_text
 from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import KwartetError, RecordError
 from kwartet_epistemic.game import Game
@@ -398,8 +399,10 @@ class GameRecord:
         return cls.from_dict(data, check=check)
 
     def save(self, path: str | PathLike[str]) -> None:
-        """Write the record as JSON to ``path`` (UTF-8)."""
-        Path(path).write_text(self.to_json(), encoding="utf-8")
+        """Write the record as JSON to ``path`` (UTF-8), atomically: the JSON goes to a
+        temporary file beside ``path``, is flushed to disk and then renamed over it, so a
+        stop at any moment (or a full disk) leaves the old file or the new, never half."""
+        atomic_write_text(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | PathLike[str], *, check: bool = True) -> GameRecord:

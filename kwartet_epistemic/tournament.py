@@ -21,6 +21,7 @@ games on several processes; ``scheduler`` on a dask.distributed cluster.
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import math
 import os
@@ -34,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from kwartet_epistemic._files import LineAppender, complete_lines, drop_torn_last_line
 from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import GameSetupError, KwartetError
 from kwartet_epistemic.game import Ask, Game
@@ -444,27 +446,38 @@ def _columns(n: int) -> list[str]:
 
 
 class _CsvAppender:
-    """Appends one row per finished game and flushes it, so nothing is lost on a stop."""
+    """Appends one row per finished game: each row goes to the file in one ``write()``
+    of the whole line and is flushed to disk before the next game is counted, so a run
+    killed at any moment (``kill -9``, a full disk, Ctrl-C) loses at most the row being
+    written and leaves it torn, which a resumed run cuts off (:func:`_read_results`)."""
 
     def __init__(self, path: Path, n: int, rules: RuleSet, deck: Deck, seed: int) -> None:
         new = not path.exists() or path.stat().st_size == 0
-        self.file = path.open("a", newline="", encoding="utf-8")
-        self.writer = csv.writer(self.file)
+        self.out = LineAppender(path)
         self.rules, self.deck, self.seed = rules, deck, seed
+        self._rules, self._deck = _rules_text(rules), repr(deck)
         if new:
-            self.writer.writerow(_columns(n))
-            self.file.flush()
+            self.out.append(_csv_line(_columns(n)))
 
     def write(self, result: GameResult) -> None:
-        self.writer.writerow(
-            [result.game, result.seed, *result.agents, *result.scores,
-             " ".join(result.winners), result.asks, int(result.finished),
-             _rules_text(self.rules), repr(self.deck), self.seed]
+        self.out.append(
+            _csv_line(
+                [result.game, result.seed, *result.agents, *result.scores,
+                 " ".join(result.winners), result.asks, int(result.finished),
+                 self._rules, self._deck, self.seed]
+            )
         )  # fmt: skip
-        self.file.flush()
 
     def close(self) -> None:
-        self.file.close()
+        self.out.close()
+
+
+def _csv_line(fields: Sequence[object]) -> bytes:
+    """One CSV row as the bytes of a whole line (quoted as the csv module does, ending
+    in ``\\r\\n``)."""
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow(fields)
+    return buffer.getvalue().encode("utf-8")
 
 
 def _rules_text(rules: RuleSet) -> str:
@@ -476,12 +489,16 @@ def _rules_text(rules: RuleSet) -> str:
 def _read_results(
     path: Path, agents: Sequence[str], rules: RuleSet, deck: Deck, seed: int | None
 ) -> tuple[int, dict[int, GameResult]]:
-    """The games already in ``path``; refuses a file of another tournament."""
+    """The games already in ``path``; refuses a file of another tournament.  A torn last
+    row (a run stopped while writing it) is cut off first; a file left with no whole line
+    (stopped while writing the header) starts afresh."""
     _drop_torn_last_line(path)
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     n = len(agents)
-    if not rows or rows[0] != _columns(n):
+    if not rows:
+        rows = [_columns(n)]
+    if rows[0] != _columns(n):
         raise KwartetError(
             f"{path}: not a results file of a {n}-seat tournament (its header differs); "
             "choose another output file"
@@ -522,10 +539,7 @@ def _read_results(
 
 def _drop_torn_last_line(path: Path) -> None:
     """A run stopped mid-write can leave half a row: cut it off before resuming."""
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as handle:
-            handle.truncate(data.rfind(b"\n") + 1)
+    drop_torn_last_line(path)
 
 
 def read_results(path: str | os.PathLike[str]) -> list[GameResult]:
@@ -537,8 +551,9 @@ def read_results(path: str | os.PathLike[str]) -> list[GameResult]:
     >>> sorted(read_results(out), key=lambda g: g.game) == list(played.games)
     True
     """
-    with Path(path).open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    # A torn last row (a run stopped while writing it) is not a game: leave it out.
+    text = complete_lines(Path(path).read_bytes()).decode("utf-8")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
     results = []
     for record in rows:
         seats = [s for s in SEAT_NAMES if f"agent_{s}" in record]

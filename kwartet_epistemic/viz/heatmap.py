@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kwartet_epistemic._files import atomic_path
 from kwartet_epistemic.errors import KwartetError
 from kwartet_epistemic.game import Game
 from kwartet_epistemic.viz._style import card_label, family_spans
@@ -198,7 +199,9 @@ def heatmap_animation(
     progress_bar: bool = False,
 ) -> Path:
     """Write ``player``'s heatmap after every move as an animated GIF at ``path`` (the
-    last frame is held a little longer); returns the path.
+    last frame is held a little longer); returns the path.  The GIF is written to a
+    temporary file beside ``path`` and renamed over it when complete, so a stop leaves
+    the old file or the new one, never half a GIF.
 
     >>> import kwartet_epistemic as kw, tempfile, pathlib
     >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
@@ -236,7 +239,7 @@ def heatmap_animation(
     target.parent.mkdir(parents=True, exist_ok=True)
     # The writer's own loop: FuncAnimation.save would draw every frame twice.
     writer = PillowWriter(fps=fps)
-    with writer.saving(figure, str(target), dpi):
+    with atomic_path(target) as temporary, writer.saving(figure, str(temporary), dpi):
         for step in bar_frames:
             heatmap.show(step)
             writer.grab_frame()

@@ -36,8 +36,14 @@ from typing import Any
 
 import numpy as np
 
+from kwartet_epistemic._safejson import short
 from kwartet_epistemic.cards import Card, Deck
-from kwartet_epistemic.errors import GameSetupError, IllegalAskError, UnknownCardError
+from kwartet_epistemic.errors import (
+    GameSetupError,
+    IllegalAskError,
+    KwartetError,
+    UnknownCardError,
+)
 from kwartet_epistemic.events import (
     Answered,
     Asked,
@@ -63,6 +69,26 @@ _PUBLISHER_RULES = RuleSet()
 # Seatings that passed Game._check_players (names are immutable strings, so a seating once
 # valid stays valid).
 _CHECKED_PLAYERS: set[tuple[str, ...]] = set()
+
+
+# Seeds are kept in game records as JSON numbers, read back with at most 100 digits.
+MAX_SEED = 2**256 - 1
+MAX_NAME_LENGTH = 40
+
+
+def _check_seed(seed: object) -> int | None:
+    """``seed`` as a plain int (numpy integers too), or None; anything else is refused."""
+    if seed is None:
+        return None
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, int | np.integer)
+        or not 0 <= seed <= MAX_SEED
+    ):
+        raise GameSetupError(
+            f"seed {short(seed)}: expected None or an integer from 0 to 2**256 - 1"
+        )
+    return int(seed)  # a plain int, so that game records can store it as JSON
 
 
 class UnknownAskCardError(IllegalAskError, UnknownCardError):
@@ -447,22 +473,24 @@ class Game:
             raise GameSetupError(f"deck {deck!r}: expected a Deck such as Deck.piquet()")
         self.deck = deck
         self.players = self._check_players(players)
-        self.seed = seed
+        self.seed = _check_seed(seed)
         self._seat = {p: i for i, p in enumerate(self.players)}
-        if dealer not in self._seat:
-            raise GameSetupError(f"dealer {dealer!r} is not one of the players {self.players}")
+        if not isinstance(dealer, str) or dealer not in self._seat:
+            raise GameSetupError(f"dealer {short(dealer)} is not one of the players {self.players}")
         self.dealer = dealer
         n = len(self.players)
+        if not isinstance(hands, Mapping):
+            raise GameSetupError(f"hands {short(hands)}: expected a mapping of player to cards")
         if set(hands) != set(self.players):
             raise GameSetupError(
-                f"hands are given for {sorted(hands)}; expected exactly the players "
+                f"hands are given for {sorted(map(short, hands))}; expected exactly the players "
                 f"{list(self.players)}"
             )
         placed: dict[int, str] = {}
 
         def place(cards: Iterable[Card | str], where: str) -> list[int]:
-            if isinstance(cards, str):
-                raise GameSetupError(f"{where}: expected a list of cards, got the string {cards!r}")
+            if isinstance(cards, str) or not isinstance(cards, Iterable):
+                raise GameSetupError(f"{where}: expected a list of cards, got {short(cards)}")
             indices = []
             deck_cards = deck.cards
             for item in cards:
@@ -581,8 +609,10 @@ class Game:
     def _check_players(players: Sequence[str]) -> tuple[str, ...]:
         if isinstance(players, str) or not isinstance(players, Sequence):
             raise GameSetupError(
-                f"players {players!r}: expected a list of names such as ['A', 'B', 'C']"
+                f"players {short(players)}: expected a list of names such as ['A', 'B', 'C']"
             )
+        if len(players) > 6:  # before looking at the names: a million names is no seating
+            raise GameSetupError(f"{len(players)} players: Kwartet is for 3 to 6 players")
         names = tuple(players)
         try:
             if names in _CHECKED_PLAYERS:  # every deal checks the same few seatings
@@ -590,15 +620,17 @@ class Game:
         except TypeError:  # an unhashable name: the checks below name it
             pass
         for name in names:
-            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_]+", name):
+            if (
+                not isinstance(name, str)
+                or len(name) > MAX_NAME_LENGTH
+                or not re.fullmatch(r"[A-Za-z0-9_]+", name)
+            ):
                 raise GameSetupError(
-                    f"player name {name!r}: expected letters, digits or '_' (it is used in "
-                    "formulas such as has(A, QH))"
+                    f"player name {short(name)}: expected 1 to {MAX_NAME_LENGTH} ASCII letters, "
+                    "digits or '_' (it is used in formulas such as has(A, QH))"
                 )
         if len(set(names)) != len(names):
             raise GameSetupError(f"players {list(names)}: names must be unique")
-        if len(names) > 6:
-            raise GameSetupError(f"{len(names)} players: Kwartet is for 3 to 6 players")
         if len(_CHECKED_PLAYERS) >= 1024:
             _CHECKED_PLAYERS.clear()
         _CHECKED_PLAYERS.add(names)
@@ -625,10 +657,7 @@ class Game:
         n = len(names)
         if n < 2:
             raise GameSetupError(f"{n} players: Kwartet needs 3 to 6 players")
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-                raise GameSetupError(f"seed {seed!r}: expected None or an integer >= 0")
-            seed = int(seed)  # a plain int, so that game records can store it as JSON
+        seed = _check_seed(seed)
         if not isinstance(rules, RuleSet):
             raise GameSetupError(f"rules {rules!r}: expected a RuleSet")
         if not isinstance(deck, Deck):
@@ -714,8 +743,10 @@ class Game:
         if not isinstance(hands, Mapping):
             raise GameSetupError(f"hands {hands!r}: expected a mapping of player to cards")
         players = cls._check_players(list(hands))
+        if not players:
+            raise GameSetupError("hands {}: no players; Kwartet needs 3 to 6 players")
         first = players[0] if first is None else first
-        if first not in players:
+        if not isinstance(first, str) or first not in players:
             raise GameSetupError(f"first player {first!r} is not one of {list(players)}")
         dealer = players[(players.index(first) - 1) % len(players)]
         return cls(
@@ -904,6 +935,11 @@ class Game:
         >>> g.random_legal_ask(np.random.default_rng(1)) in g.legal_asks()
         True
         """
+        if not isinstance(rng, np.random.Generator):
+            raise KwartetError(
+                f"random_legal_ask(rng={short(rng)}): expected a numpy.random.Generator "
+                "such as numpy.random.default_rng(1)"
+            )
         seat = self._to_move
         if seat is None:
             raise IllegalAskError("the game is over: there is no legal ask")
@@ -1078,10 +1114,16 @@ class Game:
             raise IllegalAskError("the game is over: nobody may turn over a card")
         if not self._middle:
             raise IllegalAskError("there are no middle cards: the rules have memory_cards=0")
-        if not isinstance(slot, int) or not 0 <= slot < len(self._middle):
+        if (
+            isinstance(slot, bool)
+            or not isinstance(slot, int | np.integer)
+            or not 0 <= slot < len(self._middle)
+        ):
             raise IllegalAskError(
-                f"middle slot {slot!r}: expected an integer from 0 to {len(self._middle) - 1}"
+                f"middle slot {short(slot)}: expected an integer from 0 to "
+                f"{len(self._middle) - 1} (True and False are not slot numbers)"
             )
+        slot = int(slot)  # a plain int, as the record stores it
         if self._middle_up[slot]:
             raise IllegalAskError(f"middle card {slot} is already face up")
         if self._turned_this_turn:
@@ -1303,7 +1345,11 @@ def parse_ask(text: str, game: Game | PlayerView, asker: str | None = None) -> A
     Ask('A', 'C', 'QH')
     """
     if not isinstance(text, str):
-        raise IllegalAskError(f"ask {text!r}: expected text such as 'B QH'")
+        raise IllegalAskError(f"ask {short(text)}: expected text such as 'B QH'")
+    if not isinstance(game, Game | PlayerView):
+        raise IllegalAskError(f"parse_ask(game={short(game)}): expected a Game or a PlayerView")
+    if len(text) > 1000:
+        raise IllegalAskError(f"ask of {len(text):,} characters: an ask has at most 1,000")
     match = _ASK_PATTERN.match(text)
     if not match:
         raise IllegalAskError(f"ask {text!r}: expected a player and a card, such as 'B QH'")

@@ -21,14 +21,20 @@ from typing import Any
 
 import numpy as np
 
+from kwartet_epistemic._safejson import short
 from kwartet_epistemic.cards import Card
 from kwartet_epistemic.epistemics.counting import WorldCounter, exact_probabilities
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
 from kwartet_epistemic.errors import KwartetError
-from kwartet_epistemic.events import Drew, Event, QuartetExposed
+from kwartet_epistemic.events import Dealt, Drew, Event, GameEnded, QuartetExposed
 from kwartet_epistemic.game import Game, PlayerView
 
 __all__ = ["EpistemicState", "World", "knowledge", "UnknownToViewerError"]
+
+
+# What the public history calls a card revealed face down at the end (its pile is told
+# by :meth:`EpistemicState._revealed_pile`).
+FACE_DOWN = "face down"
 
 
 class UnknownToViewerError(KwartetError):
@@ -77,8 +83,8 @@ class EpistemicState:
     """
 
     def __init__(self, source: Game | PlayerView, engine: str = "auto") -> None:
-        if engine not in _ENGINES:
-            raise KwartetError(f"engine {engine!r}: expected one of {', '.join(_ENGINES)}")
+        if not isinstance(engine, str) or engine not in _ENGINES:
+            raise KwartetError(f"engine {short(engine)}: expected one of {', '.join(_ENGINES)}")
         if not isinstance(source, Game | PlayerView):
             raise KwartetError(
                 f"knowledge() of {source!r}: expected a Game or a PlayerView (game.view(player))"
@@ -120,11 +126,14 @@ class EpistemicState:
             if any(type(event) is Drew for event in new):
                 self._private.clear()
 
-    def _info(self, player: str) -> PrivateInfo:
-        if player not in self.players:
+    def _check_player(self, player: object) -> None:
+        if not isinstance(player, str) or player not in self.players:
             raise KwartetError(
-                f"player {player!r} is not in this game; players are {', '.join(self.players)}"
+                f"player {short(player)} is not in this game; players are {', '.join(self.players)}"
             )
+
+    def _info(self, player: str) -> PrivateInfo:
+        self._check_player(player)
         if player not in self._private:
             if isinstance(self._source, Game):
                 view = self._source.view(player)
@@ -140,6 +149,8 @@ class EpistemicState:
         return self._private[player]
 
     def _counter(self, players: Sequence[str] = ()) -> WorldCounter:
+        for player in players:
+            self._check_player(player)
         self._catch_up()
         key = tuple(sorted(set(players)))
         version = self._history.version
@@ -244,9 +255,12 @@ class EpistemicState:
         'A'
         """
         c = self.deck.card(card).index
+        self._check_player(player)  # refused before any cache is touched
         self._catch_up()
         history = self._history
         where = history.location[c]
+        if where == FACE_DOWN:  # revealed at the end, still in its pile
+            return self._revealed_pile(c)
         if where is not None:
             return "exposed" if where == "exposed" else where
         if self.engine in ("auto", "counting"):
@@ -263,6 +277,24 @@ class EpistemicState:
             slots = self._symbolic().possible_origins(player, c)
         places = {history.slot_owner[s] or history.slot_names[s] for s in slots}
         return places.pop() if len(places) == 1 else None
+
+    def _revealed_pile(self, c: int) -> str:
+        """The pile ("aside" or "middle") of card ``c``, revealed at the end of the game.
+
+        The record narrows a revealed card to the face-down piles; with only one pile in
+        the rules that names it.  With both, the end reveals the set-aside cards first and
+        then the middle (as :class:`~kwartet_epistemic.events.GameEnded` lists them), and
+        the deal says how many were set aside."""
+        history = self._history
+        slots = [s for s in (history.aside_slot, history.middle_slot) if s >= 0]
+        possible = [s for s in slots if history.allowed[c] >> s & 1]
+        if len(possible) == 1:
+            return history.slot_names[possible[0]]
+        record = self._record()
+        ended = next(e for e in reversed(record) if isinstance(e, GameEnded))
+        dealt = next(e for e in record if isinstance(e, Dealt))
+        position = [card.index for card in ended.revealed].index(c)
+        return "aside" if position < dealt.aside_size else "middle"
 
     def _known_places(self, player: str) -> list[str | None]:
         """For every card, where ``player`` knows it lies (from the counting engine's
@@ -302,9 +334,18 @@ class EpistemicState:
         >>> all(w.hands["A"] == game.hand("A") for w in worlds)
         True
         """
-        generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise KwartetError(f"sample_worlds(n={n!r}): expected a whole number >= 0")
+            raise KwartetError(f"sample_worlds(n={short(n)}): expected a whole number >= 0")
+        if isinstance(rng, bool) or not (
+            rng is None or isinstance(rng, np.random.Generator | int | np.integer)
+        ):
+            raise KwartetError(
+                f"sample_worlds(rng={short(rng)}): expected None, an integer seed or a "
+                "numpy.random.Generator"
+            )
+        if isinstance(rng, int | np.integer) and rng < 0:
+            raise KwartetError(f"sample_worlds(rng={short(rng)}): a seed is an integer >= 0")
+        generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         self._catch_up()
         key = () if player is None else (player,)
         infos = [self._info(p) for p in key]
@@ -404,6 +445,14 @@ class EpistemicState:
         """
         from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT, build_model
 
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int | np.integer) or limit < 0
+        ):
+            raise KwartetError(
+                f"kripke_model(limit={short(limit)}): expected None (the default, "
+                f"{EXPLICIT_LIMIT:,} worlds) or a number of worlds >= 0"
+            )
+        limit = None if limit is None else int(limit)
         self._catch_up()
         key = (self._history.version, limit)
         if self._model is None or self._model[0] != key:

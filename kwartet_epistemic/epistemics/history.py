@@ -140,6 +140,11 @@ class PublicHistory:
         # reach[p]: the slots whose cards are with player p now, if never seen moving.
         self.reach: dict[str, int] = {p: 1 << i for i, p in enumerate(self.players)}
         self.draw_slots: list[int] = []
+        # Each player's hand size now (public), and whether the last event was a refusal
+        # (a draw right after one is the refused asker's; any other draw happens because
+        # nobody could ask).
+        self.hand_sizes: dict[str, int] = dict.fromkeys(self.players, 0)
+        self._after_refusal = False
         self.events_seen = 0
         self._dirty = True
         # Families whose cards moved (or all, after a deal or a draw) since the last
@@ -185,6 +190,7 @@ class PublicHistory:
         twin = copy.copy(self)
         for name in ("capacity", "allowed", "location", "slot_owner", "draw_slots"):
             setattr(twin, name, list(getattr(self, name)))
+        twin.hand_sizes = dict(self.hand_sizes)
         twin._names = list(self._names)
         twin.clauses = [set(c) for c in self.clauses]
         twin._clause_keys = [set(k) for k in self._clause_keys]
@@ -220,6 +226,7 @@ class PublicHistory:
 
     def _take(self, event: Event) -> None:
         kind = type(event)
+        after_refusal, self._after_refusal = self._after_refusal, False
         if kind is Dealt:
             assert isinstance(event, Dealt)
             if event.players != self.players:
@@ -228,6 +235,7 @@ class PublicHistory:
                 )
             for p, size in zip(self.players, event.hand_sizes, strict=True):
                 self.capacity[self.players.index(p)] = size
+                self.hand_sizes[p] = size
             if event.stock_size:
                 self.capacity[self._need(self.stock_slot, "stock")] = event.stock_size
             if event.aside_size:
@@ -251,11 +259,29 @@ class PublicHistory:
                     f"{event.card.code} moved from {event.source} but was with {self.location[c]}"
                 )
             self.location[c] = event.destination
+            self._move_hand_size(event.source, -1)
+            self._move_hand_size(event.destination, +1)
             self._dirty = True
             self._dirty_families.add(event.card.family_index)
             return
         if kind is Drew:
             assert isinstance(event, Drew)
+            # A draw starts from a settled moment (the referee lays down what the previous
+            # move or draw completed first), also between the draws of one run.
+            if self._dirty:
+                self._add_not_all_clauses()
+                self._dirty = False
+            if not after_refusal:
+                # Not a refused asker's draw: the player due draws because nobody could
+                # ask.  With two or more players holding cards that says something of
+                # each of them (with one, only what the hand sizes already say).
+                holders = [p for p in self.players if self.hand_sizes[p] > 0]
+                if len(holders) > 1:
+                    for player in holders:
+                        self._cannot_ask(player)
+            if event.player not in self.hand_sizes:
+                raise InconsistentRecordError(f"{event.player!r} draws but is not at the table")
+            self.hand_sizes[event.player] += 1
             slot = len(self._names)
             self._names.append(f"draw {len(self.draw_slots) + 1} {event.player}")
             self.slot_owner.append(event.player)
@@ -285,6 +311,7 @@ class PublicHistory:
             assert isinstance(event, Answered)
             if not event.has_card:
                 self._lacks(event.target, event.card.index)
+                self._after_refusal = True
         elif kind is QuartetExposed:
             assert isinstance(event, QuartetExposed)
             f = self.deck.family_index(event.family)
@@ -298,6 +325,7 @@ class PublicHistory:
                         f"{self.location[c]}"
                     )
                 self.location[c] = EXPOSED
+            self._move_hand_size(event.player, -4)
             self.exposed_families[f] = event.player
             self.family_stamps[f] = next(_STAMPS)
             self.version += 1
@@ -322,6 +350,10 @@ class PublicHistory:
                 if self.location[card.index] is None:
                     self._restrict(card.index, piles)
                     self.location[card.index] = "face down"
+
+    def _move_hand_size(self, player: str, change: int) -> None:
+        if player in self.hand_sizes:
+            self.hand_sizes[player] += change
 
     def _all_families_changed(self) -> None:
         for f in range(len(self.family_stamps)):

@@ -402,6 +402,40 @@ class FactKnowledge(_ViewFollower):
     rule and links between families are ignored: that is what separates it from
     :class:`ExactKnowledge`.
 
+    The rules are those of the two earlier projects, P-Zande/quartets (2023: Facts,
+    Disjunctions and ExclusiveOrs per quartet group; docs/_pages/04model.md) and
+    ivopascal/Epistemic_Kwartet (2020: known cards and non-cards per opponent; README,
+    ``perform_inference``).  Rule by rule:
+
+    * copied from both: the own hand is known from the deal on; a "no" means the asked
+      player lacks the card; a "yes" makes the asker its holder and everyone else lacks
+      it; a card whose candidates (the players not known to lack it) are down to one is
+      held by that one (P-Zande's ExclusiveOr, ivopascal's "only possible owner"); a
+      laid-down quartet is gone (ivopascal's removed kinds; P-Zande's completed group
+      stays in its owner's hand, where nobody can ask for it);
+    * copied from P-Zande: an ask shows the asker holds one of the family and, without
+      bluffing, lacks the asked card (their ``agent_can_ask_owned_card`` is off; with
+      the ``bluffing`` rule only the first fact is learnt, as in ivopascal's game, where
+      one may ask for one's own card); a known holder strikes the card from the other
+      players' clauses, a "lacks" fact from the player's own; a clause the player
+      is known to satisfy goes, and so does one of the giver's that holds the given card
+      (it may have been the only one); a "yes" is their two announcements in order,
+      "the giver holds c", then "the asker holds c", so the received card is struck from
+      the asker's clauses and they stay (the asker held one of the others and still
+      does); each fact's consequences are drawn before the next event is taken in;
+    * copied from ivopascal as their code runs: an empty hand holds nothing (their test
+      "unknown cards > 0");
+    * not copied: ivopascal's intended hand-size counting (a player whose cards are all
+      known lacks every other card).  Its helper compares a player object with an id
+      (``known_player is opponent``), so it counts no known cards and never fires; their
+      reported results were made without it, P-Zande has none, and counting is what the
+      exact knowledge adds.  Nor P-Zande's "one Disjunction per player and group" (a
+      second ask adds none there): every clause is kept, which never knows less and, on
+      random games, knows the same (``tests/test_facts_baseline.py``);
+    * our rules beyond theirs: with a stock, set-aside or middle cards a card may lie
+      in no hand, so "one candidate left" is not used; one's own draws are seen, another
+      player's draw lets them hold any unseen card; a face-up middle card is seen.
+
     >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
     ...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
     >>> _ = game.ask("B", "7H")     # so A holds one of 7S 7D 7C; C holds 7D and 7C
@@ -409,6 +443,18 @@ class FactKnowledge(_ViewFollower):
     >>> facts.update(game.view("C"))
     >>> facts.known_holder("7H"), facts.known_holder("7S"), facts.candidates("8H")
     ('A', 'A', ('A', 'B'))
+
+    A received card leaves the receiver's clause standing.  C asks D for 7H: C lacks 7H
+    and holds one of 7S 7D (D holds 7C); D gives it.  C asks B for 7S and gets it: C
+    lacked 7S, so its other seven is 7D:
+
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2), {"A": ["8S", "8H"],
+    ...     "B": ["7S", "8D"], "C": ["7D", "8C"], "D": ["7H", "7C"]}, first="C")
+    >>> _ = game.ask("D", "7H"), game.ask("B", "7S")
+    >>> facts = FactKnowledge("D")
+    >>> facts.update(game.view("D"))
+    >>> facts.known_holder("7D")
+    'C'
     """
 
     kind = "facts"
@@ -436,9 +482,23 @@ class FactKnowledge(_ViewFollower):
             rules = view.rules
             self._piles = bool(rules.draw_pile or rules.dealing == "equal" or rules.memory_cards)
             self._cache = None
-        touched: set[int] = set()
+            # From the deal on, as the earlier projects' players did: the own dealt hand
+            # is known, every other card is not the player's.
+            dealt = private_info(view.deck, self.player, view.hand, view.record).dealt
+            for c in range(n):
+                if c in dealt:
+                    self._holder[c] = self.player
+                else:
+                    self._lacks[c].add(self.player)
+            for f in range(view.deck.n_families):
+                self._propagate(f)
+        # Each event's consequences are drawn at once, before the next event: a fact such
+        # as "P lacks c" holds only until c moves to P, and the clauses it narrows must be
+        # narrowed while it holds (however many events one update brings).
         for event in new:
-            touched |= self._take(event, view)
+            for f in self._take(event, view):
+                self._propagate(f)
+        touched: set[int] = set()
         # The own hand is known exactly (it also shows the player's own draws).
         own = {c.index for c in view.hand}
         for c in range(len(self._holder)):
@@ -480,14 +540,20 @@ class FactKnowledge(_ViewFollower):
             assert isinstance(event, CardMoved)
             c = event.card.index
             f = event.card.family_index
+            # First "the source holds c", then "the destination holds c" (P-Zande's two
+            # announcements).  The source's clauses with c may have been made true by c
+            # alone: they go.  Every other player's clause loses c, the receiver's too:
+            # it held one of the others before and still does (it only gained a card).
+            kept: list[tuple[str, frozenset[int]]] = []
+            for p, options in self._clauses[f]:
+                if c in options:
+                    if p == event.source:
+                        continue
+                    options = options - {c}
+                kept.append((p, options))
+            self._clauses[f] = kept
             self._holder[c] = event.destination
             self._lacks[c] = set()
-            # "source held one of S" may have been made true by c alone: forget it.
-            self._clauses[f] = [
-                (p, cards)
-                for p, cards in self._clauses[f]
-                if not (p == event.source and c in cards)
-            ]
             return {f}
         if kind is QuartetExposed:
             assert isinstance(event, QuartetExposed)
@@ -498,6 +564,10 @@ class FactKnowledge(_ViewFollower):
             return {f}
         if kind is Drew:
             assert isinstance(event, Drew)
+            if event.card is not None:  # the own draw: the card is seen
+                self._holder[event.card.index] = event.player
+                self._lacks[event.card.index] = set()
+                return {event.card.family_index}
             # The drawer may now hold any card still unseen: their "lacks" facts lapse.
             for c, holder in enumerate(self._holder):
                 if holder is None:

@@ -57,7 +57,7 @@ from kwartet_epistemic.events import (  # noqa: E402
     TurnPassed,
 )
 from kwartet_epistemic.game import Ask, Game, PlayerView, UnknownAskCardError, parse_ask  # noqa: E402
-from kwartet_epistemic.record import GameRecord  # noqa: E402
+from kwartet_epistemic.record import GameRecord, record_schema, record_schema_path  # noqa: E402
 from kwartet_epistemic.rules import RuleSet  # noqa: E402
 
 __all__ += [
@@ -82,6 +82,8 @@ __all__ += [
     "UnknownAskCardError",
     "bundled_packs",
     "parse_ask",
+    "record_schema",
+    "record_schema_path",
 ]
 
 # --- logic and kripke (issue 3) ---

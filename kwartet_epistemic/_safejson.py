@@ -31,6 +31,8 @@ __all__ = ["MAX_NUMBER_DIGITS", "check_nesting", "load_json", "short"]
 # Python itself refuses to convert more than 4300.
 MAX_NUMBER_DIGITS = 100
 
+_TOO_MANY_DIGITS = 10**MAX_NUMBER_DIGITS
+
 _REPR = reprlib.Repr()
 _REPR.maxlevel = 3
 _REPR.maxstring = 60
@@ -110,9 +112,9 @@ def load_json(
     except _Refused as err:
         fail(str(err))
     except RecursionError as err:
-        fail(f"nested more than {max_depth} levels deep", err)
+        fail(f"not valid JSON here: nested more than {max_depth} levels deep", err)
     except UnicodeDecodeError as err:
-        fail(f"not UTF-8 text: {err}", err)
+        fail(f"not valid JSON (not UTF-8 text): {err}", err)
     except ValueError as err:  # JSONDecodeError is one
         fail(f"not valid JSON: {err}", err)
     check_nesting(data, what=what, error=error, max_depth=max_depth)
@@ -127,8 +129,9 @@ def check_nesting(
     max_depth: int = 64,
     max_items: int = 10_000_000,
 ) -> None:
-    """Refuse data (lists, tuples, dicts) nested deeper than ``max_depth`` or holding more
-    than ``max_items`` values, without recursion (so without ``RecursionError``).
+    """Refuse data (lists, tuples, dicts) nested deeper than ``max_depth``, holding more
+    than ``max_items`` values or an integer of more than 100 digits, without recursion (so
+    without ``RecursionError``, nor the ``ValueError`` of printing a 5,000-digit number).
 
     >>> check_nesting({"a": [[1]]}, what="record", error=ValueError, max_depth=2)
     Traceback (most recent call last):
@@ -147,6 +150,10 @@ def check_nesting(
         elif isinstance(value, list | tuple):
             children = value
         else:
+            if isinstance(value, int) and not -_TOO_MANY_DIGITS < value < _TOO_MANY_DIGITS:
+                raise error(
+                    f"{what}: {short(value)}: numbers have at most {MAX_NUMBER_DIGITS} digits"
+                )
             continue
         if depth >= max_depth and len(children):
             raise error(f"{what}: nested more than {max_depth} levels deep")

@@ -20,23 +20,41 @@ the first bad entry.  Nothing is ever evaluated or unpickled: a record is plain 
 
 from __future__ import annotations
 
+import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar
 
 from kwartet_epistemic._files import atomic_write_text
+from kwartet_epistemic._safejson import check_nesting, load_json, short
 from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import KwartetError, RecordError
 from kwartet_epistemic.game import Game
 from kwartet_epistemic.rules import RuleSet
 
-__all__ = ["GameRecord", "RECORD_FORMAT", "RECORD_VERSION"]
+__all__ = [
+    "GameRecord",
+    "MAX_RECORD_BYTES",
+    "RECORD_FORMAT",
+    "RECORD_VERSION",
+    "record_schema",
+    "record_schema_path",
+]
 
 RECORD_FORMAT = "kwartet-game-record"
 RECORD_VERSION = 1
+
+# A record of 250,000 actions (games run to a few hundred) fits; a larger file is refused
+# before it is read, so a huge file costs no memory.
+MAX_RECORD_BYTES = 10_000_000
+# A record nests 4 levels (record, deal, hands, a hand); data nested deeper is refused
+# before anything looks into it (so no RecursionError from any check or message).
+_MAX_DEPTH = 8
 
 Action = tuple[Any, ...]
 _FIELDS = ("format", "version", "deck", "rules", "players", "seed", "deal", "actions")
@@ -46,12 +64,208 @@ _DEAL_FIELDS = ("dealer", "hands", "stock", "aside", "middle")
 def _describe(action: object) -> str:
     """A short readable form of an action entry, for error messages."""
     if isinstance(action, Sequence) and not isinstance(action, str) and action:
+        parts = [p if isinstance(p, str) and len(p) <= 40 else short(p) for p in action[1:4]]
         if action[0] == "ask" and len(action) == 5:
-            return f"{action[1]} asks {action[2]} for {action[3]}"
+            return f"{parts[0]} asks {parts[1]} for {parts[2]}"
         if action[0] == "turn_over" and len(action) == 3:
-            return f"{action[1]} turns over middle card {action[2]}"
-    text = json.dumps(action, default=repr)
-    return text if len(text) <= 60 else text[:57] + "..."
+            return f"{parts[0]} turns over middle card {parts[1]}"
+    return short(action)
+
+
+def record_schema_path() -> Path:
+    """The JSON Schema (draft 2020-12) of a game record file, inside the installed package.
+
+    :meth:`GameRecord.from_json` and :meth:`GameRecord.load` validate against it; other
+    tools can too.  The schema fixes the structure (fields, types, sizes); loading also
+    checks what a schema cannot say (the cards are the deck's, the hands are the players',
+    the replay is legal).
+
+    >>> path = record_schema_path()
+    >>> path.name, path.is_file()
+    ('game_record.schema.json', True)
+    """
+    return Path(__file__).with_name("schemas") / "game_record.schema.json"
+
+
+def record_schema() -> dict[str, Any]:
+    """The game record's JSON Schema as data (a fresh copy each call).
+
+    >>> schema = record_schema()
+    >>> schema["properties"]["format"]["const"], schema["required"][:3]
+    ('kwartet-game-record', ['format', 'version', 'deck'])
+    """
+    return copy.deepcopy(_schema())
+
+
+@cache
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(record_schema_path().read_text(encoding="utf-8"))
+    return schema
+
+
+@cache
+def _validators() -> tuple[Any, Any]:
+    """Validators of the whole schema and of one action entry.  JSON's integers are ints
+    here (not 1.0, not true), as everywhere in the library."""
+    import jsonschema  # loaded on the first record read
+
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    strict = jsonschema.validators.extend(base, type_checker=checker)
+    # The schema's "$ref"s point into its "$defs" and never recurse: validating against
+    # the same schema with them written out is some 40% faster (no lookups per value).
+    schema = copy.deepcopy(_schema())
+    defs = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if set(node) == {"$ref"} and node["$ref"].startswith("#/$defs/"):
+                return inline(defs[node["$ref"].removeprefix("#/$defs/")])
+            return {key: inline(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [inline(value) for value in node]
+        return node
+
+    return strict(inline(schema)), strict(inline(defs["action"]))
+
+
+@cache
+def _player_pattern() -> re.Pattern[str]:
+    return re.compile(_schema()["$defs"]["player"]["pattern"])
+
+
+def _plain_action(entry: Any) -> bool:
+    """Whether ``entry`` is an ask or turn-over of the usual form, which the schema's
+    action definition accepts (a test checks that it never accepts what the schema
+    refuses).  jsonschema costs some 0.2 ms per entry and a record may hold 100,000:
+    only entries not of this form go through it, to find what is wrong with them."""
+    if type(entry) is not list:
+        return False
+    search = _player_pattern().search  # (jsonschema matches a pattern with re.search)
+    if len(entry) == 5 and entry[0] == "ask":
+        _, asker, target, card, answer = entry
+        return (
+            type(asker) is str
+            and search(asker) is not None
+            and type(target) is str
+            and search(target) is not None
+            and type(card) is str
+            and 1 <= len(card) <= 300
+            and type(answer) is bool
+        )
+    if len(entry) == 3 and entry[0] == "turn_over":
+        _, player, slot = entry
+        return (
+            type(player) is str and search(player) is not None and type(slot) is int
+        ) and 0 <= slot <= 255
+    return False
+
+
+def _schema_error(data: dict[str, Any]) -> str | None:
+    """The message for the first place where ``data`` breaks the schema, or None.
+
+    "First" follows the schema's order of fields (format, version, deck, rules, players,
+    seed, deal, actions, as records are written), then the order within each.  The
+    message names the entry ("entry 5 (A asks B for QH)", "seed", "deal: A's hand"), the
+    bad value, what was expected and the JSON path."""
+    whole, action = _validators()
+    actions = data.get("actions")
+    if isinstance(actions, list):  # the entries are checked one by one below
+        error = _first_error(whole.iter_errors({**data, "actions": []}), [], data)
+    else:
+        error = _first_error(whole.iter_errors(data), [], data)
+    if error is not None or not isinstance(actions, list):
+        return error
+    for index, entry in enumerate(actions):
+        if not _plain_action(entry):
+            error = _first_error(action.iter_errors(entry), ["actions", index], data)
+            if error is not None:
+                return error
+    return None
+
+
+def _first_error(errors: Any, prefix: list[Any], data: Any) -> str | None:
+    """The message for the first of ``errors`` (jsonschema errors at ``prefix``)."""
+    order = {field: number for number, field in enumerate(_FIELDS + _DEAL_FIELDS)}
+
+    def position(error: Any) -> tuple[Any, ...]:
+        return tuple(
+            (order.get(step, len(order)), "") if isinstance(step, str) else (step, "")
+            for step in error.absolute_path
+        )
+
+    found = list(errors)
+    if not found:
+        return None
+    error = min(found, key=position)  # min keeps the first of equals
+    path = prefix + list(error.absolute_path)
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    expected = schema.get("description") or error.message
+    at = f" (at {_json_path(path)})"
+    where, joiner = _where(path, data)
+    if error.validator == "additionalProperties" and schema.get("additionalProperties") is False:
+        known = schema.get("properties", {})
+        unknown = ", ".join(short(k) for k in error.instance if k not in known)
+        noun = "rule option(s)" if path == ["rules"] else "field(s)"
+        return f"{where}: unknown {noun} {unknown}; expected {expected}{at}"
+    if error.validator == "required":
+        missing = ", ".join(k for k in schema.get("required", ()) if k not in error.instance)
+        return f"{where}: missing field(s) {missing}; expected {expected}{at}"
+    if "propertyNames" in error.absolute_schema_path:
+        return f"{where}: key {short(error.instance)}: expected {expected}{at}"
+    value = short(error.instance)
+    if where.endswith(f"({value})"):  # the entry's description already shows it
+        return f"{where}: expected {expected}{at}"
+    return f"{where}{joiner}{value}: expected {expected}{at}"
+
+
+def _json_path(path: list[Any]) -> str:
+    """``path`` as a JSONPath such as ``$.actions[4][2]`` or ``$.deal.hands['x y']``."""
+    text = "$"
+    for step in path:
+        if isinstance(step, int):
+            text += f"[{step}]"
+        elif isinstance(step, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", step):
+            text += "." + step
+        else:
+            text += "[" + short(step) + "]"
+    return text
+
+
+# The parts of an action entry, by kind, for error messages.
+_PARTS = {
+    "ask": ("unknown action", "asker", "target", "card", "answer"),
+    "turn_over": ("unknown action", "player", "slot"),
+}
+
+
+def _where(path: list[Any], data: Any) -> tuple[str, str]:
+    """How to name the place ``path`` in a message, and how to join the bad value to it."""
+    if not path:
+        return "record", ": "
+    head = path[0]
+    if head == "actions" and len(path) >= 2:
+        entry = data["actions"][path[1]]
+        where = f"entry {path[1] + 1} ({_describe(entry)})"
+        if len(path) == 2:
+            return where, ": "
+        kind = entry[0] if isinstance(entry[0], str) else ""
+        parts = _PARTS.get(kind, _PARTS["ask"])
+        part = parts[path[2]] if path[2] < len(parts) else f"part {path[2] + 1}"
+        return f"{where}: {part}", " "
+    if head == "deal" and len(path) >= 3 and path[1] == "hands":
+        where = f"deal: {path[2]}'s hand"
+        return (where + f": card {path[3] + 1}", " ") if len(path) > 3 else (where, ": ")
+    if head == "deal" and len(path) >= 2:
+        where = f"deal: {path[1]}"
+        return (where + f": card {path[2] + 1}", " ") if len(path) > 2 else (where, ": ")
+    if head == "rules" and len(path) >= 2:
+        return f"rules: rule option {path[1]}", "="
+    if head == "players" and len(path) >= 2:
+        return f"players: player {path[1] + 1}", " "
+    return str(head), ": "
 
 
 def _is_int(value: object) -> bool:
@@ -160,11 +374,17 @@ class GameRecord:
             stock=self.stock,
             aside=self.aside,
             middle=self.middle,
-            actions=tuple(tuple(a) for a in actions),
+            actions=_actions_of(actions),
             seed=self.seed,
         )
 
     def _deal(self) -> Game:
+        try:
+            Game._check_players(self.players)
+        except KwartetError as err:
+            raise RecordError(f"players: {err}") from err
+        if not isinstance(self.hands, Sequence) or isinstance(self.hands, str):
+            raise RecordError(f"deal: hands {short(self.hands)}: expected one list per player")
         if len(self.hands) != len(self.players):
             raise RecordError(
                 f"deal: {len(self.hands)} hands for {len(self.players)} players "
@@ -274,6 +494,7 @@ class GameRecord:
         ...
         kwartet_epistemic.errors.RecordError: format: 'chess-pgn' is not a Kwartet game record; expected 'kwartet-game-record'
         """
+        check_nesting(data, what="record", error=RecordError, max_depth=_MAX_DEPTH)
         if not isinstance(data, Mapping):
             raise RecordError(
                 f"record: expected a JSON object with {', '.join(_FIELDS)}; got {type(data).__name__}"
@@ -290,6 +511,9 @@ class GameRecord:
                 f"version: {version!r} is not supported; this library reads version "
                 f"{RECORD_VERSION}{newer}"
             )
+        problem = _schema_error(data if isinstance(data, dict) else dict(data))
+        if problem is not None:
+            raise RecordError(problem)
         unknown = sorted(set(data) - set(_FIELDS))
         if unknown:
             raise RecordError(
@@ -390,12 +614,9 @@ class GameRecord:
         ...
         kwartet_epistemic.errors.RecordError: record: not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)
         """
-        if not isinstance(text, str | bytes | bytearray):
-            raise RecordError(f"record: expected JSON text, got {type(text).__name__}")
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
-            raise RecordError(f"record: not valid JSON: {err}") from err
+        data = load_json(
+            text, what="record", error=RecordError, max_depth=_MAX_DEPTH, max_bytes=MAX_RECORD_BYTES
+        )
         return cls.from_dict(data, check=check)
 
     def save(self, path: str | PathLike[str]) -> None:
@@ -414,15 +635,35 @@ class GameRecord:
         kwartet_epistemic.errors.RecordError: cannot read game record '/no/such/record.json': No such file or directory
         """
         try:
-            text = Path(path).read_bytes()
-        except OSError as err:
+            with Path(path).open("rb") as handle:
+                text = handle.read(MAX_RECORD_BYTES + 1)
+        except (OSError, ValueError) as err:  # (ValueError: a NUL in the path)
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else err
+            raise RecordError(f"cannot read game record {short(str(path))}: {reason}") from err
+        if len(text) > MAX_RECORD_BYTES:
             raise RecordError(
-                f"cannot read game record {str(path)!r}: {err.strerror or err}"
-            ) from err
+                f"{path}: record: larger than {MAX_RECORD_BYTES:,} bytes; a game record is at "
+                "most that"
+            )
         try:
             return cls.from_json(text, check=check)
         except RecordError as err:
             raise RecordError(f"{path}: {err}") from err
+
+
+def _actions_of(actions: Any) -> tuple[Action, ...]:
+    """``actions`` as a tuple of tuples, or RecordError naming the first that is not a list."""
+    if isinstance(actions, str | bytes) or not isinstance(actions, Sequence):
+        raise RecordError(f"actions {short(actions)}: expected a list of actions")
+    entries = []
+    for number, action in enumerate(actions, start=1):
+        if isinstance(action, str | bytes) or not isinstance(action, Sequence):
+            raise RecordError(
+                f"entry {number} ({_describe(action)}): expected an action such as "
+                "('ask', 'A', 'B', 'QH', False)"
+            )
+        entries.append(tuple(action))
+    return tuple(entries)
 
 
 def _seed_deals(game: Game, seed: int) -> bool:

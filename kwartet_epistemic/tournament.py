@@ -36,9 +36,10 @@ from typing import Any
 import numpy as np
 
 from kwartet_epistemic._files import LineAppender, complete_lines, drop_torn_last_line
+from kwartet_epistemic._safejson import short
 from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import GameSetupError, KwartetError
-from kwartet_epistemic.game import Ask, Game
+from kwartet_epistemic.game import MAX_SEED, Ask, Game
 from kwartet_epistemic.rules import RuleSet
 
 __all__ = [
@@ -54,6 +55,12 @@ __all__ = [
 
 SEAT_NAMES = "ABCDEF"
 MAX_ASKS = 5_000  # a game still running after this many asks is stopped (and marked)
+MAX_GAMES = 1_000_000  # the schedule of every game is listed up front
+
+
+def _is_whole(value: object) -> bool:
+    """An int that is not a bool (``True`` is not a number of games)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -274,6 +281,11 @@ def replay_game(result: GameResult, rules: RuleSet | None = None, deck: Deck | N
     """
     from kwartet_epistemic.agents.agent import make_player
 
+    if not isinstance(result, GameResult):
+        raise KwartetError(
+            f"replay_game({short(result)}): expected a GameResult, such as one of "
+            "tournament(...).games or read_results(path)"
+        )
     game, players = _deal(result.agents, result.seed, rules, deck)
     computer = {
         p: make_player(spec, p, np.random.default_rng([result.seed, seat]))
@@ -334,6 +346,11 @@ def tournament(
     """
     from kwartet_epistemic.agents.agent import AgentSpec, make_player
 
+    if isinstance(agents, str | bytes) or not isinstance(agents, Sequence):
+        raise GameSetupError(
+            f"agents {short(agents)}: expected a list of agent specs, one per seat, such as "
+            "['knowledge', 'random', 'random']"
+        )
     agents = tuple(str(a).strip() for a in agents)
     if not 2 <= len(agents) <= len(SEAT_NAMES):
         raise GameSetupError(f"{len(agents)} agents: a game seats 3 to 6 (2 with a draw pile)")
@@ -341,10 +358,18 @@ def tournament(
         if ":" in spec or "[" in spec:
             AgentSpec.parse(spec)  # refuse a bad spec before any game is played
         make_player(spec, "A", np.random.default_rng(0))
-    if not isinstance(games, int) or games < 0:
-        raise GameSetupError(f"games={games!r}: expected a whole number >= 0")
-    if not isinstance(jobs, int) or jobs < 1:
-        raise GameSetupError(f"jobs={jobs!r}: expected a whole number >= 1")
+    if not _is_whole(games) or not 0 <= games <= MAX_GAMES:
+        raise GameSetupError(
+            f"games={short(games)}: expected a whole number from 0 to {MAX_GAMES:,}"
+        )
+    if not _is_whole(jobs) or not 1 <= jobs <= 1024:
+        raise GameSetupError(f"jobs={short(jobs)}: expected a whole number from 1 to 1024")
+    if seed is not None and (not _is_whole(seed) or not 0 <= seed <= MAX_SEED):
+        raise GameSetupError(
+            f"seed={short(seed)}: expected None or an integer from 0 to 2**256 - 1"
+        )
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise GameSetupError(f"scheduler={short(scheduler)}: expected a dask scheduler address")
     rules = rules if rules is not None else RuleSet()
     deck = deck if deck is not None else Deck.piquet()
     _deal(agents, 0, rules, deck)  # a bad setup fails here, not in a worker
@@ -355,8 +380,6 @@ def tournament(
         seed = stored_seed
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]
-    if not isinstance(seed, int) or seed < 0:
-        raise GameSetupError(f"seed={seed!r}: expected None or an integer >= 0")
     tasks = [t for t in _schedule(agents, games, seed) if t[0] not in done]
     start = time.perf_counter()
     writer = _CsvAppender(path, len(agents), rules, deck, seed) if path is not None else None
@@ -493,8 +516,11 @@ def _read_results(
     row (a run stopped while writing it) is cut off first; a file left with no whole line
     (stopped while writing the header) starts afresh."""
     _drop_torn_last_line(path)
-    with path.open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise KwartetError(f"{path}: not a tournament results file (CSV in UTF-8): {err}") from err
     n = len(agents)
     if not rows:
         rows = [_columns(n)]
@@ -510,7 +536,7 @@ def _read_results(
             raise KwartetError(f"{path}, line {line}: expected {len(rows[0])} fields")
         record = dict(zip(rows[0], row, strict=True))
         row_agents = tuple(record[f"agent_{s}"] for s in SEAT_NAMES[:n])
-        row_seed = int(record["tournament_seed"])
+        row_seed = _whole(record["tournament_seed"], path, line, "tournament_seed")
         if (
             sorted(row_agents) != sorted(agents)
             or record["rules"] != _rules_text(rules)
@@ -525,10 +551,11 @@ def _read_results(
             )
         stored_seed = row_seed
         winners = tuple(record["winners"].split())
-        done[int(record["game"])] = GameResult(
-            int(record["game"]), int(record["seed"]), row_agents,
-            tuple(int(record[f"score_{s}"]) for s in SEAT_NAMES[:n]), winners,
-            int(record["asks"]), record["finished"] == "1",
+        number = _whole(record["game"], path, line, "game")
+        done[number] = GameResult(
+            number, _whole(record["seed"], path, line, "seed"), row_agents,
+            tuple(_whole(record[f"score_{s}"], path, line, f"score_{s}") for s in SEAT_NAMES[:n]),
+            winners, _whole(record["asks"], path, line, "asks"), record["finished"] == "1",
         )  # fmt: skip
     if stored_seed is None:
         stored_seed = seed
@@ -552,23 +579,47 @@ def read_results(path: str | os.PathLike[str]) -> list[GameResult]:
     True
     """
     # A torn last row (a run stopped while writing it) is not a game: leave it out.
-    text = complete_lines(Path(path).read_bytes()).decode("utf-8")
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    try:
+        text = complete_lines(Path(path).read_bytes()).decode("utf-8")
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except OSError as err:
+        raise KwartetError(
+            f"cannot read tournament results {short(str(path))}: {err.strerror or err}"
+        ) from err
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise KwartetError(f"{path}: not a tournament results file (CSV in UTF-8): {err}") from err
     results = []
-    for record in rows:
+    for line, record in enumerate(rows, start=2):
         seats = [s for s in SEAT_NAMES if f"agent_{s}" in record]
+        missing = [c for c in ("game", "seed", "winners", "asks", "finished") if c not in record]
+        if missing or not seats or None in record.values() or None in record:
+            raise KwartetError(
+                f"{path}, line {line}: not a row of a tournament results file (columns "
+                f"{', '.join(missing) or 'of its header'} missing or extra fields)"
+            )
         results.append(
             GameResult(
-                int(record["game"]),
-                int(record["seed"]),
+                _whole(record["game"], path, line, "game"),
+                _whole(record["seed"], path, line, "seed"),
                 tuple(record[f"agent_{s}"] for s in seats),
-                tuple(int(record[f"score_{s}"]) for s in seats),
+                tuple(_whole(record.get(f"score_{s}"), path, line, f"score_{s}") for s in seats),
                 tuple(record["winners"].split()),
-                int(record["asks"]),
+                _whole(record["asks"], path, line, "asks"),
                 record["finished"] == "1",
             )  # fmt: skip
         )
     return results
+
+
+def _whole(text: object, path: object, line: int, column: str) -> int:
+    """A whole number >= 0 read from a results file, or KwartetError naming the place
+    (int() alone gives Python's ValueError, and refuses more than 4300 digits)."""
+    if not isinstance(text, str) or not 1 <= len(text) <= 80 or not text.isdigit():
+        raise KwartetError(
+            f"{path}, line {line}: {column} {short(text)}: expected a whole number >= 0 "
+            "(at most 80 digits)"
+        )
+    return int(text)
 
 
 class _CallableModule(types.ModuleType):

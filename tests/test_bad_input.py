@@ -356,3 +356,62 @@ def test_after_the_end_revealed_cards_are_located_in_their_own_pile(
     for k in (kw.knowledge(game), kw.knowledge(game.view("P1")), kw.knowledge(game, "explicit")):
         for code, pile in piles.items():
             assert k.knows_location("P1", code) == pile  # not 'face down'
+
+
+# ----- tournaments and agents ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"games": True}, ["games=True", "0 to 1,000,000"]),
+        ({"games": -1}, ["games=-1"]),
+        ({"games": 10**5000}, ["games=<an integer of about 5001 digits>"]),
+        ({"games": 1_000_001}, ["games=1000001"]),
+        ({"jobs": True}, ["jobs=True", "1 to 1024"]),
+        ({"jobs": 0}, ["jobs=0"]),
+        ({"seed": True}, ["seed=True", "2**256 - 1"]),
+        ({"seed": -1}, ["seed=-1"]),
+        ({"seed": 2**256}, ["seed="]),
+        ({"scheduler": 5}, ["scheduler=5"]),
+        ({"agents": "random"}, ["agents 'random': expected a list of agent specs"]),
+        ({"agents": None}, ["agents None"]),
+        ({"agents": ["random"] * 7}, ["7 agents"]),
+    ],
+)
+def test_bad_tournament_options_are_refused_before_any_game(
+    options: dict[str, Any], words: list[str], tmp_path: Any
+) -> None:
+    arguments: dict[str, Any] = {"agents": ["random"] * 3, "games": 2, "seed": 1}
+    arguments.update(options)
+    out = tmp_path / "results.csv"
+    with pytest.raises(GameSetupError) as info:
+        kw.tournament(arguments.pop("agents"), arguments.pop("games"), out=out, **arguments)
+    for word in words:
+        assert word in str(info.value)
+    assert not out.exists()  # nothing was written
+
+
+def test_replay_game_and_read_results_refuse_what_is_not_theirs(tmp_path: Any) -> None:
+    from kwartet_epistemic.tournament import read_results
+
+    with pytest.raises(KwartetError, match="expected a GameResult"):
+        kw.replay_game(5)  # type: ignore[arg-type]
+    with pytest.raises(KwartetError, match="cannot read tournament results"):
+        read_results(tmp_path / "missing.csv")
+    out = tmp_path / "results.csv"
+    kw.tournament(["random"] * 3, 2, seed=1, out=out)
+    good = out.read_text(encoding="utf-8")
+    for bad, words in (
+        (good.replace("\n0,", "\nx,", 1).encode(), "line 2: game .x.: expected a whole number"),
+        (
+            good.replace("\n0,", "\n0," + "9" * 5000, 1).encode(),
+            "line 2: seed .*at most 80 digits",
+        ),
+        (b"\xff\xfe\x00game,seed\n", "not a tournament results file"),
+    ):
+        out.write_bytes(bad)
+        with pytest.raises(KwartetError, match=words):
+            read_results(out)
+        with pytest.raises(KwartetError):
+            kw.tournament(["random"] * 3, 3, seed=1, out=out)  # resuming reads it too

@@ -23,12 +23,14 @@ Russian cards: seven cards 0..6; Alice and Bob hold three each and Cath one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from itertools import combinations
 
 import numpy as np
 
-from kwartet_epistemic.errors import ModelError
+from kwartet_epistemic._safejson import short
+from kwartet_epistemic.errors import ModelError, ModelTooLargeError
 from kwartet_epistemic.kripke.model import KripkeModel
 from kwartet_epistemic.logic.formula import (
     Atom,
@@ -57,6 +59,20 @@ RUSSIAN_CARDS_PLAYERS = ("Alice", "Bob", "Cath")
 _RUSSIAN_CARDS = tuple(str(card) for card in range(7))
 # Worlds get names ("012|345|6") only up to this size: names cost Python objects.
 _NAMED_WORLDS_LIMIT = 20_000
+# The deals card_deals enumerates (as the explicit engine's EXPLICIT_LIMIT).
+MAX_DEALS = 2_100_000
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_children(n: object, top: int | None = None) -> None:
+    """``n`` must be a whole number of children >= 1 (and at most ``top``)."""
+    if not _is_count(n) or n < 1:  # type: ignore[operator]
+        raise ModelError(f"muddy children needs at least one child, got n={short(n)}")
+    if top is not None and n > top:  # type: ignore[operator]
+        raise ModelError(f"muddy children: n={short(n)}: expected at most {top:,} children")
 
 
 def muddy_children(n: int, muddy: int | Iterable[int]) -> KripkeModel:
@@ -71,16 +87,27 @@ def muddy_children(n: int, muddy: int | Iterable[int]) -> KripkeModel:
     >>> m.n_worlds, m.world_name(m.actual), m.holds("K_3 (m1 & m2) & ~Kw_1 m1")
     (8, '110', True)
     """
-    if not isinstance(n, int) or n < 1:
-        raise ModelError(f"muddy children needs at least one child, got n={n!r}")
+    _check_children(n)
     if n > 26:
-        raise ModelError(f"n={n} gives 2**{n} worlds: the explicit model stops at n=26")
-    children = set(range(1, muddy + 1)) if isinstance(muddy, int) else set(muddy)
-    if isinstance(muddy, int) and not 0 <= muddy <= n:
-        raise ModelError(f"muddy={muddy} children out of {n}: expected 0..{n}")
-    outside = sorted(c for c in children if not (isinstance(c, int) and 1 <= c <= n))
-    if outside:
-        raise ModelError(f"children {outside} do not exist: expected numbers 1..{n}")
+        raise ModelError(
+            f"n={short(n)} gives 2**{short(n)} worlds: the explicit model stops at n=26"
+        )
+    if isinstance(muddy, int) and not isinstance(muddy, bool):
+        if not 0 <= muddy <= n:
+            raise ModelError(f"muddy={short(muddy)} children out of {n}: expected 0..{n}")
+        children = set(range(1, muddy + 1))
+    elif isinstance(muddy, Iterable) and not isinstance(muddy, str | bytes | bool):
+        items = list(muddy) if not isinstance(muddy, Sized) or len(muddy) <= n else []
+        if isinstance(muddy, Sized) and len(muddy) > n:
+            raise ModelError(f"muddy {short(muddy)}: more than the {n} children")
+        outside = [c for c in items if not (_is_count(c) and 1 <= c <= n)]
+        if outside:
+            raise ModelError(f"children {short(outside)} do not exist: expected numbers 1..{n}")
+        children = set(items)
+    else:
+        raise ModelError(
+            f"muddy={short(muddy)}: expected the number of muddy children or their numbers"
+        )
     worlds = np.arange(2**n, dtype=np.int64)
     # Child i cannot see bit i-1: its block label is the world with that bit cleared.
     partitions = {str(i): worlds & ~(1 << (i - 1)) for i in range(1, n + 1)}
@@ -98,6 +125,7 @@ def father_announcement(n: int) -> Formula:
     >>> str(father_announcement(3))
     'm1 | m2 | m3'
     """
+    _check_children(n, 100_000)
     return disjunction(Atom(f"m{i}") for i in range(1, n + 1))
 
 
@@ -107,6 +135,7 @@ def nobody_knows(n: int) -> Formula:
     >>> str(nobody_knows(2))
     '~Kw_1 m1 & ~Kw_2 m2'
     """
+    _check_children(n, 100_000)
     return conjunction(Not(Kw(str(i), Atom(f"m{i}"))) for i in range(1, n + 1))
 
 
@@ -131,11 +160,29 @@ def card_deals(
     >>> deals.holds("K_B (has(A, 0) & has(A, 1))")
     True
     """
-    players = [str(p) for p in hand_sizes]
-    sizes = [int(s) for s in hand_sizes.values()]
+    if not isinstance(hand_sizes, Mapping) or not all(
+        isinstance(p, str) and _is_count(s) for p, s in hand_sizes.items()
+    ):
+        raise ModelError(
+            f"hand sizes {short(hand_sizes)}: expected a mapping of player names to hand sizes"
+        )
+    players = list(hand_sizes)
+    sizes = list(hand_sizes.values())
     if any(s < 0 for s in sizes) or not players:
-        raise ModelError(f"hand sizes must be non-negative and name players, got {hand_sizes!r}")
+        raise ModelError(
+            f"hand sizes must be non-negative and name players, got {short(hand_sizes)}"
+        )
     total = sum(sizes)
+    deals = math.factorial(total)
+    for size in sizes:
+        deals //= math.factorial(size)
+    if deals > MAX_DEALS:
+        raise ModelTooLargeError(
+            f"hand sizes {short(hand_sizes)} give {deals:.3g} deals; card_deals builds at most "
+            f"{MAX_DEALS:,} worlds"
+        )
+    if cards is not None and not isinstance(cards, int | Iterable) or isinstance(cards, bool):
+        raise ModelError(f"cards {short(cards)}: expected card names or their number")
     card_names = (
         [str(c) for c in range(total if cards is None else cards)]
         if cards is None or isinstance(cards, int)
@@ -242,6 +289,10 @@ def russian_cards(deal: Mapping[str, Iterable[int]] | None = None) -> KripkeMode
     >>> russian_cards().holds("K_Alice ~has(Bob, 0) & ~K_Alice has(Bob, 3)")
     True
     """
+    if deal is not None and not isinstance(deal, Mapping):
+        raise ModelError(
+            f"deal {short(deal)}: expected a mapping such as {{'Alice': [0, 1, 2], ...}}"
+        )
     return card_deals(
         dict(zip(RUSSIAN_CARDS_PLAYERS, (3, 3, 1), strict=True)), _RUSSIAN_CARDS, deal
     )
@@ -256,7 +307,13 @@ def alice_says_one_of(hands: Iterable[Iterable[int | str]]) -> Formula:
     >>> str(alice_says_one_of(["01", "23"]))
     'has(Alice, 0) & has(Alice, 1) | has(Alice, 2) & has(Alice, 3)'
     """
-    return disjunction(conjunction(has("Alice", card) for card in hand) for hand in hands)
+    if isinstance(hands, str) or not isinstance(hands, Iterable):
+        raise ModelError(f"hands {short(hands)}: expected a list of hands such as ['012', '345']")
+    listed = list(hands)
+    for hand in listed:
+        if not isinstance(hand, Iterable):
+            raise ModelError(f"hand {short(hand)}: expected cards such as '012' or [0, 1, 2]")
+    return disjunction(conjunction(has("Alice", card) for card in hand) for hand in listed)
 
 
 def bob_knows_alice_hand() -> Formula:

@@ -415,3 +415,48 @@ def test_replay_game_and_read_results_refuse_what_is_not_theirs(tmp_path: Any) -
             read_results(out)
         with pytest.raises(KwartetError):
             kw.tournament(["random"] * 3, 3, seed=1, out=out)  # resuming reads it too
+
+
+# ----- the teaching examples -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [True, 0, -1, 2.5, "3", 10**5000], ids=["True", "0", "-1", "2.5", "3", "huge"])
+def test_muddy_children_refuse_what_is_not_a_number_of_children(n: object) -> None:
+    from kwartet_epistemic.errors import ModelError
+
+    for build in (
+        lambda: kw.examples.muddy_children(n, 1),  # type: ignore[arg-type]
+        lambda: kw.examples.father_announcement(n),  # type: ignore[arg-type]
+        lambda: kw.examples.nobody_knows(n),  # type: ignore[arg-type]
+        lambda: kw.symbolic.muddy_children_structure(n),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ModelError):
+            build()
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda: kw.examples.muddy_children(27, 1), "stops at n=26"),
+        (lambda: kw.examples.muddy_children(3, True), "muddy=True"),
+        (lambda: kw.examples.muddy_children(3, "12"), "muddy='12'"),
+        (lambda: kw.examples.muddy_children(3, [1, 2, 3, 4]), "more than the 3 children"),
+        (lambda: kw.examples.muddy_children(3, [True]), "children [True] do not exist"),
+        (lambda: kw.examples.father_announcement(100_001), "at most 100,000"),
+        (lambda: kw.symbolic.muddy_children_structure(1_001), "at most 1,000"),
+        (lambda: kw.examples.card_deals({"A": 20, "B": 20}), "1.38e+11 deals"),
+        (lambda: kw.examples.card_deals(5), "hand sizes 5"),
+        (lambda: kw.examples.card_deals({"A": True}), "hand sizes {'A': True}"),
+        (lambda: kw.examples.card_deals({"A": 2, "B": 1}, 3.5), "cards 3.5"),
+        (lambda: kw.examples.russian_cards(5), "deal 5"),
+        (lambda: kw.examples.alice_says_one_of(5), "hands 5"),
+        (lambda: kw.examples.alice_says_one_of([5]), "hand 5"),
+        (lambda: kw.symbolic.muddy_children_state(5), "muddy 5"),
+    ],
+)
+def test_teaching_examples_refuse_junk_and_sizes_past_their_limit(
+    call: Callable[[], object], words: str
+) -> None:
+    with pytest.raises(KwartetError) as info:
+        call()
+    assert words in str(info.value)

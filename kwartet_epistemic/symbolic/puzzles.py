@@ -29,6 +29,7 @@ import functools
 from collections.abc import Collection, Iterable
 from itertools import combinations
 
+from kwartet_epistemic._safejson import short
 from kwartet_epistemic.errors import ModelError
 from kwartet_epistemic.logic.formula import (
     Atom,
@@ -62,9 +63,16 @@ __all__ = [
 # ------------------------------------------------------------------ muddy children
 
 
+# Each child observes the n - 1 others: the structure grows as n**2 (n = 1,000 takes about
+# a second to build).
+MAX_CHILDREN = 1_000
+
+
 def _check_children(n: int) -> None:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ModelError(f"number of children {n!r}: expected a positive integer")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_CHILDREN:
+        raise ModelError(
+            f"number of children {short(n)}: expected a positive integer, at most {MAX_CHILDREN:,}"
+        )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -125,6 +133,8 @@ def muddy_children_state(muddy: Iterable[int]) -> frozenset[str]:
     >>> sorted(muddy_children_state([2, 1]))
     ['m1', 'm2']
     """
+    if isinstance(muddy, str | bytes) or not isinstance(muddy, Iterable):
+        raise ModelError(f"muddy {short(muddy)}: expected the muddy children's numbers")
     return frozenset(_muddy_atom(i).name for i in muddy)
 
 

@@ -45,6 +45,7 @@ except ImportError as error:  # pragma: no cover - the rl extra is missing
         "kwartet_epistemic.env needs the 'rl' extra: pip install 'kwartet_epistemic[rl]'"
     ) from error
 
+from kwartet_epistemic._safejson import short
 from kwartet_epistemic.agents.knowledge import make_knowledge
 from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import GameSetupError, IllegalAskError
@@ -84,12 +85,20 @@ class KwartetEnv(AECEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(players, int) or not 2 <= players <= len(SEATS):
-            raise GameSetupError(f"players={players!r}: expected 3 to 6 (2 with a draw pile)")
-        if reward not in REWARDS:
-            raise GameSetupError(f"reward={reward!r}: expected one of {', '.join(REWARDS)}")
+        if (
+            isinstance(players, bool)
+            or not isinstance(players, int)
+            or not 2 <= players <= len(SEATS)
+        ):
+            raise GameSetupError(f"players={short(players)}: expected 3 to 6 (2 with a draw pile)")
+        if not isinstance(reward, str) or reward not in REWARDS:
+            raise GameSetupError(f"reward={short(reward)}: expected one of {', '.join(REWARDS)}")
         if render_mode is not None and render_mode not in ("human", "ansi"):
-            raise GameSetupError(f"render_mode={render_mode!r}: expected 'human' or 'ansi'")
+            raise GameSetupError(f"render_mode={short(render_mode)}: expected 'human' or 'ansi'")
+        if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
+            raise GameSetupError(f"max_asks={short(max_asks)}: expected a whole number >= 1")
+        if not isinstance(knowledge, str):
+            raise GameSetupError(f"knowledge={short(knowledge)}: expected a knowledge kind")
         self.deck = deck if deck is not None else Deck.piquet()
         self.rules = rules if rules is not None else RuleSet()
         self.reward_kind = reward
@@ -194,12 +203,14 @@ class KwartetEnv(AECEnv):
     def decode(self, agent: str, action: int | np.integer | None) -> Ask:
         """The ask that ``action`` means for ``agent`` (IllegalAskError if none)."""
         game = self._require_game()
-        if action is None or isinstance(action, bool):
-            raise IllegalAskError(f"{agent} must ask: expected an action number, got {action!r}")
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise IllegalAskError(
+                f"{agent} must ask: expected an action number, got {short(action)}"
+            )
         number = int(action)
         n_cards = len(self.deck)
         if not 0 <= number < self.n_actions:
-            raise IllegalAskError(f"action {number}: expected 0 to {self.n_actions - 1}")
+            raise IllegalAskError(f"action {short(number)}: expected 0 to {self.n_actions - 1}")
         offset, card = divmod(number, n_cards)
         seats = self.possible_agents
         target = seats[(seats.index(agent) + offset) % len(seats)]

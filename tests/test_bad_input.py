@@ -420,7 +420,9 @@ def test_replay_game_and_read_results_refuse_what_is_not_theirs(tmp_path: Any) -
 # ----- the teaching examples -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("n", [True, 0, -1, 2.5, "3", 10**5000], ids=["True", "0", "-1", "2.5", "3", "huge"])
+@pytest.mark.parametrize(
+    "n", [True, 0, -1, 2.5, "3", 10**5000], ids=["True", "0", "-1", "2.5", "3", "huge"]
+)
 def test_muddy_children_refuse_what_is_not_a_number_of_children(n: object) -> None:
     from kwartet_epistemic.errors import ModelError
 
@@ -460,3 +462,40 @@ def test_teaching_examples_refuse_junk_and_sizes_past_their_limit(
     with pytest.raises(KwartetError) as info:
         call()
     assert words in str(info.value)
+
+
+# ----- the PettingZoo environment -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"players": True},
+        {"players": 7},
+        {"reward": ["win"]},
+        {"max_asks": True},
+        {"max_asks": 0},
+        {"knowledge": 5},
+        {"render_mode": "video"},
+    ],
+)
+def test_the_environment_refuses_bad_options(options: dict[str, Any]) -> None:
+    pytest.importorskip("pettingzoo")
+    from kwartet_epistemic.env import KwartetEnv
+
+    with pytest.raises(GameSetupError):
+        KwartetEnv(**options)
+
+
+@pytest.mark.parametrize("action", [2.7, "3", None, True, [1], -1, 10**5000], ids=list("abcdefg"))
+def test_the_environment_refuses_an_action_that_is_not_an_action_number(action: Any) -> None:
+    pytest.importorskip("pettingzoo")
+    from kwartet_epistemic.env import KwartetEnv
+
+    environment = KwartetEnv(players=3)
+    environment.reset(seed=1)
+    assert environment.game is not None
+    before = snapshot(environment.game)
+    with pytest.raises(IllegalAskError):
+        environment.decode(environment.agent_selection, action)
+    assert snapshot(environment.game) == before

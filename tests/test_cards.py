@@ -409,3 +409,37 @@ def test_a_family_that_is_not_a_name_or_a_number_in_range_is_an_unknown_card_err
         with pytest.raises(UnknownCardError, match="family"):
             lookup(family)  # type: ignore[operator]
     assert deck.family_cards(7) == deck.family_cards("A")
+
+
+def _junk() -> st.SearchStrategy[object]:
+    leaves = st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+        st.text(max_size=6), st.sampled_from(["name", "families", "Cat!", "Cat?", "🐱"]),
+    )  # fmt: skip
+    return st.recursive(
+        leaves,
+        lambda children: st.one_of(
+            st.lists(children, max_size=5),
+            st.dictionaries(
+                st.one_of(st.text(max_size=4), st.just("families")), children, max_size=5
+            ),
+        ),  # fmt: skip
+        max_leaves=25,
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_junk())
+def test_random_junk_pack_data_and_json_give_a_deck_or_an_invalid_deck_error(
+    junk: object,
+) -> None:
+    for attempt in (
+        lambda: kw.Deck.themed({"name": "junk", "families": junk}),  # type: ignore[dict-item]
+        lambda: kw.Deck.from_spec("themed(" + json.dumps(junk) + ")"),
+        lambda: kw.Deck.from_spec("themed(" + json.dumps({"families": junk}) + ")"),
+    ):
+        try:
+            deck = attempt()
+        except InvalidDeckError:
+            continue
+        assert kw.Deck.from_spec(deck.spec) == deck

@@ -107,6 +107,8 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     ('.png', True)
     """
     target = Path(path)
+    if target.is_symlink():  # replace the file it points to, as writing through it would
+        target = target.resolve()
     temporary = _temporary_beside(target)
     try:
         yield temporary

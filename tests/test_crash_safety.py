@@ -292,13 +292,18 @@ def test_a_failed_record_save_leaves_the_old_file_and_no_temporary(
     assert kw.GameRecord.load(target) == second
 
 
-def test_a_saved_record_keeps_the_files_permissions(tmp_path: Path) -> None:
+def test_a_saved_record_keeps_the_files_permissions_and_links(tmp_path: Path) -> None:
     target = tmp_path / "game.json"
     first, second = _two_records()
     first.save(target)
     os.chmod(target, 0o640)
     second.save(target)
     assert target.stat().st_mode & 0o777 == 0o640
+    # Saved through a symbolic link, the file it points to is replaced, the link kept.
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    first.save(link)
+    assert link.is_symlink() and kw.GameRecord.load(target) == first
 
 
 def _raise(error: BaseException) -> Any:

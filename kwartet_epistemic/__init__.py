@@ -90,6 +90,9 @@ __all__ += [
 from kwartet_epistemic import examples  # noqa: E402
 from kwartet_epistemic.kripke import ActionModel, KripkeModel, Relation  # noqa: E402
 from kwartet_epistemic.logic import (  # noqa: E402
+    FORMULA_PRINT_LIMIT,
+    FORMULA_TEXT_LIMIT,
+    SYMPY_DEPTH_LIMIT,
     And,
     Announce,
     AnnounceDual,
@@ -99,6 +102,8 @@ from kwartet_epistemic.logic import (  # noqa: E402
     D,
     E,
     Formula,
+    FormulaTooLargeError,
+    FormulaTypeError,
     Iff,
     Implies,
     K,
@@ -128,7 +133,12 @@ __all__ += [
     "C",
     "D",
     "E",
+    "FORMULA_PRINT_LIMIT",
+    "FORMULA_TEXT_LIMIT",
+    "SYMPY_DEPTH_LIMIT",
     "Formula",
+    "FormulaTooLargeError",
+    "FormulaTypeError",
     "Iff",
     "Implies",
     "K",

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.errors import KwartetError
 from kwartet_epistemic.game import Game
@@ -41,11 +43,13 @@ from kwartet_epistemic.logic import (
     Top,
     parse,
 )
+from kwartet_epistemic.logic._trampoline import Step, run
+from kwartet_epistemic.logic.formula import formula_excerpt
 
 if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.state import EpistemicState
 
-__all__ = ["evaluate", "UnsupportedFormulaError"]
+__all__ = ["canonical_formula", "evaluate", "UnsupportedFormulaError"]
 
 _MAX_TERMS = 512
 
@@ -58,10 +62,26 @@ Literal = tuple[int, str, bool]  # (card index, player, positive)
 
 
 def evaluate(state: EpistemicState, formula: Any) -> bool:
-    """Truth of ``formula`` (a Formula or its text) at the actual world of ``state``."""
+    """Truth of ``formula`` (a Formula or its text) at the actual world of ``state``.
+
+    Every atom is first read against the game: ``has(P, card)`` with P a player and the
+    card in any spelling the deck knows (``7S``, ``7s``, ``7♠``, ``seven of spades``),
+    which every engine then sees as the one canonical atom (``has(P, 7S)``); any other
+    atom is refused.  No evaluator recurses, so any nesting depth is answered.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+    ...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+    >>> k = kw.knowledge(game, engine="explicit")
+    >>> k.holds("K_B M_C has(A, seven of spades)") == k.holds("K_B M_C has(A, 7S)")
+    True
+    >>> k.holds("~" * 10_000 + "has(A, 7♠)")
+    True
+    """
     f = parse(formula) if isinstance(formula, str) else formula
     if not isinstance(f, Formula):
         raise KwartetError(f"formula {formula!r}: expected a Formula or formula text")
+    f = canonical_formula(state, f)
     if state.engine == "symbolic":
         return _symbolic_holds(state, f)
     if state.engine == "explicit":
@@ -73,77 +93,136 @@ def evaluate(state: EpistemicState, formula: Any) -> bool:
     return _truth(state, f)
 
 
-def _truth(state: EpistemicState, f: Formula) -> bool:
-    """Truth at the actual world of the god's-eye state."""
-    if isinstance(f, Top):
-        return True
-    if isinstance(f, Bottom):
-        return False
-    if isinstance(f, Atom):
-        card, player = _atom(state, f)
-        game = state._source
-        assert isinstance(game, Game)  # a view-based state never comes here
-        return state.deck.cards[card] in game.hand(player)
-    if isinstance(f, Not):
-        return not _truth(state, f.operand)
-    if isinstance(f, And):
-        return _truth(state, f.left) and _truth(state, f.right)
-    if isinstance(f, Or):
-        return _truth(state, f.left) or _truth(state, f.right)
-    if isinstance(f, Implies):
-        return not _truth(state, f.left) or _truth(state, f.right)
-    if isinstance(f, Iff):
-        return _truth(state, f.left) == _truth(state, f.right)
-    if isinstance(f, K):
-        return _knows(state, (f.agent,), f.operand)
-    if isinstance(f, M):
-        return not _knows(state, (f.agent,), Not(f.operand))
-    if isinstance(f, Kw):
-        return _knows(state, (f.agent,), f.operand) or _knows(state, (f.agent,), Not(f.operand))
-    if isinstance(f, E):
-        return all(_knows(state, (a,), f.operand) for a in f.group)
-    if isinstance(f, D):
-        return _knows(state, f.group, f.operand)
-    return _fallback(state, f)
+def canonical_formula(state: EpistemicState, formula: Formula) -> Formula:
+    """``formula`` with every atom in the game's canonical spelling, ``has(P, code)``.
+
+    Refuses (KwartetError) an atom that is not ``has(player, card)`` for a player of the
+    game and a card of its deck; returns ``formula`` itself when every atom is already
+    canonical.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+    >>> str(canonical_formula(kw.knowledge(game), parse("K_A ~has(B, queen of hearts)")))
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.UnknownCardError: no card 'queen of hearts' in ...
+    >>> str(canonical_formula(kw.knowledge(game), parse("K_A ~has(B, 7♥) | has(C, 8s)")))
+    'K_A ~has(B, 7H) | has(C, 8S)'
+    """
+    atoms: dict[str, Atom] = {}
+
+    def rebuild(node: Formula, children: list[Formula]) -> Formula:
+        if not isinstance(node, Atom):
+            return node._rebuild(children)
+        found = atoms.get(node.name)
+        if found is None:
+            card, player = _atom(state, node)
+            found = Atom(f"has({player}, {state.deck.cards[card].code})")
+            if found == node:
+                found = node
+            atoms[node.name] = found
+        return found
+
+    return formula.fold(rebuild)
+
+
+def _truth(state: EpistemicState, root: Formula) -> bool:
+    """Truth at the actual world of the god's-eye state (left to right, short-circuit)."""
+    game = state._source
+    memo: dict[int, bool] = {}
+
+    def truth(f: Formula) -> Step[bool]:
+        known = memo.get(id(f))
+        if known is not None:
+            return known
+        value: bool
+        if isinstance(f, Top):
+            value = True
+        elif isinstance(f, Bottom):
+            value = False
+        elif isinstance(f, Atom):
+            card, player = _atom(state, f)
+            assert isinstance(game, Game)  # a view-based state asks only about knowledge
+            value = state.deck.cards[card] in game.hand(player)
+        elif isinstance(f, Not):
+            value = not (yield truth(f.operand))
+        elif isinstance(f, And):
+            value = bool((yield truth(f.left)) and (yield truth(f.right)))
+        elif isinstance(f, Or):
+            value = bool((yield truth(f.left)) or (yield truth(f.right)))
+        elif isinstance(f, Implies):
+            value = bool((not (yield truth(f.left))) or (yield truth(f.right)))
+        elif isinstance(f, Iff):
+            value = (yield truth(f.left)) == (yield truth(f.right))
+        elif isinstance(f, K):
+            value = _knows(state, (f.agent,), f.operand)
+        elif isinstance(f, M):
+            value = not _knows(state, (f.agent,), Not(f.operand))
+        elif isinstance(f, Kw):
+            value = _knows(state, (f.agent,), f.operand) or _knows(
+                state, (f.agent,), Not(f.operand)
+            )
+        elif isinstance(f, E):
+            value = all(_knows(state, (a,), f.operand) for a in f.group)
+        elif isinstance(f, D):
+            value = _knows(state, f.group, f.operand)
+        else:
+            value = _fallback(state, f)
+        memo[id(f)] = value
+        return value
+
+    return run(truth(root))
 
 
 def _evaluate_for_viewer(state: EpistemicState, f: Formula) -> bool:
     viewer = state.viewer
     assert viewer is not None
+    negated = False
+    while isinstance(f, Not):
+        f, negated = f.operand, not negated
     if isinstance(f, K | M | Kw) and f.agent == viewer:
-        return _truth(state, f)  # the viewer's own knowledge needs no actual world
-    if isinstance(f, Not):
-        return not _evaluate_for_viewer(state, f.operand)
+        return _truth(state, f) != negated  # the viewer's own knowledge needs no actual world
     if _is_propositional(f):
         if _knows(state, (viewer,), f):
-            return True
+            return not negated
         if _knows(state, (viewer,), Not(f)):
-            return False
+            return negated
     from kwartet_epistemic.epistemics.state import UnknownToViewerError
 
     raise UnknownToViewerError(
-        f"{viewer} cannot tell whether {f} holds (it is true in some of {viewer}'s worlds "
-        f"and false in others, or it concerns what others know)"
+        f"{viewer} cannot tell whether {formula_excerpt(f)} holds (it is true in some of "
+        f"{viewer}'s worlds and false in others, or it concerns what others know)"
     )
 
 
+_PROPOSITIONAL = (Top, Bottom, Atom, Not, And, Or, Implies, Iff)
+
+
 def _is_propositional(f: Formula) -> bool:
-    if isinstance(f, Top | Bottom | Atom):
-        return True
-    if isinstance(f, Not | And | Or | Implies | Iff):
-        return all(_is_propositional(child) for child in f.args)
-    return False
+    seen: set[int] = set()
+    stack = [f]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if not isinstance(node, _PROPOSITIONAL):
+            return False
+        stack.extend(node.args)
+    return True
 
 
 def _atom(state: EpistemicState, atom: Atom) -> tuple[int, str]:
     if atom.predicate != "has" or len(atom.arguments) != 2:
         raise KwartetError(
-            f"atom {atom}: a Kwartet state knows only atoms has(player, card), such as has(B, QH)"
+            f"atom {formula_excerpt(atom)}: a Kwartet state knows only atoms has(player, "
+            "card), such as has(B, QH)"
         )
     player, card_text = atom.arguments
     if player not in state.players:
         raise KwartetError(
-            f"atom {atom}: {player!r} is not a player; players are {', '.join(state.players)}"
+            f"atom {formula_excerpt(atom)}: {player[:40]!r} is not a player; players are "
+            f"{', '.join(state.players)}"
         )
     return state.deck.card(card_text).index, player
 
@@ -151,12 +230,19 @@ def _atom(state: EpistemicState, atom: Atom) -> tuple[int, str]:
 def _knows(state: EpistemicState, group: Sequence[str], operand: Formula) -> bool:
     """Whether the pooled information of ``group`` rules out every world where
     ``operand`` fails (K for one agent, D for several)."""
+    modal = K(group[0], operand) if len(group) == 1 else D(group, operand)
     if not _is_propositional(operand):
-        return _fallback(state, K(group[0], operand) if len(group) == 1 else D(group, operand))
-    terms = _dnf(state, Not(operand), positive=True)
+        return _fallback(state, modal)
+    try:
+        terms = _dnf(state, Not(operand), positive=True)
+    except UnsupportedFormulaError:
+        if state.engine != "auto":
+            raise
+        return _fallback(state, modal)  # a normal form too large to count term by term
     state._catch_up()
     history = state._history
     infos = [state._info(p) for p in sorted(set(group))]
+    possible: np.ndarray | None = None  # which origins the group's worlds allow each card
     for term in terms:
         restrict: dict[int, int] = {}
         feasible = True
@@ -171,44 +257,97 @@ def _knows(state: EpistemicState, group: Sequence[str], operand: Formula) -> boo
             restrict[card] = restrict.get(card, -1) & (reach if positive else ~reach)
         if not feasible:
             continue
+        if len(restrict) == 1:
+            # One card: the group's origin table says whether a world allows it, so a
+            # long conjunction under K costs one count, not one per conjunct.
+            if possible is None:
+                possible = state._counter(tuple(sorted(set(group)))).origin_table() != 0
+            ((card, allowed),) = restrict.items()
+            if any(possible[card, s] for s in range(possible.shape[1]) if allowed >> s & 1):
+                return False
+            continue
         if WorldCounter(history, infos, restrict).count > 0:
             return False
     return True
 
 
-def _dnf(state: EpistemicState, f: Formula, positive: bool) -> list[frozenset[Literal]]:
-    """``f`` (negated if not ``positive``) as a list of conjunctions of literals."""
-    if isinstance(f, Top | Bottom):
-        value = isinstance(f, Top) == positive
-        return [frozenset()] if value else []
-    if isinstance(f, Atom):
-        card, player = _atom(state, f)
-        return [frozenset({(card, player, positive)})]
-    if isinstance(f, Not):
-        return _dnf(state, f.operand, not positive)
-    if isinstance(f, Implies):
-        return _dnf(state, Or(Not(f.left), f.right), positive)
-    if isinstance(f, Iff):
-        both = Or(And(f.left, f.right), And(Not(f.left), Not(f.right)))
-        return _dnf(state, both, positive)
-    if isinstance(f, And | Or):
-        conjunctive = isinstance(f, And) == positive
-        left = _dnf(state, f.left, positive)
-        right = _dnf(state, f.right, positive)
-        if not conjunctive:
-            return left + right
-        terms = []
-        for a in left:
-            for b in right:
-                merged = a | b
-                if not any((c, p, not s) in merged for c, p, s in merged):
-                    terms.append(merged)
-                    if len(terms) > _MAX_TERMS:
-                        raise UnsupportedFormulaError(
-                            f"formula {f}: its normal form has more than {_MAX_TERMS} terms"
-                        )
-        return terms
-    raise UnsupportedFormulaError(f"formula {f} is not propositional")
+Term = frozenset[Literal]
+
+
+def _product(left: list[Term], right: list[Term], f: Formula) -> list[Term]:
+    """The consistent unions of a term of ``left`` and one of ``right``, each once."""
+    found: dict[Term, None] = {}
+    for a in left:
+        for b in right:
+            small, large = (a, b) if len(a) <= len(b) else (b, a)
+            if any((c, p, not s) in large for c, p, s in small):
+                continue
+            found[a | b] = None
+            if len(found) > _MAX_TERMS:
+                raise UnsupportedFormulaError(
+                    f"formula {formula_excerpt(f)}: its normal form has more than "
+                    f"{_MAX_TERMS} terms"
+                )
+    return list(found)
+
+
+def _sum(left: list[Term], right: list[Term]) -> list[Term]:
+    """The terms of ``left`` and of ``right``, each once (one empty term if either has
+    it: the disjunction is then always true)."""
+    if frozenset() in left or frozenset() in right:
+        return [frozenset()]
+    if not left or not right:
+        return left or right
+    return list(dict.fromkeys(left + right))
+
+
+def _dnf(state: EpistemicState, root: Formula, positive: bool) -> list[Term]:
+    """``root`` (negated if not ``positive``) as a list of conjunctions of literals; each
+    (subformula, sign) is worked out once, without recursion."""
+    memo: dict[tuple[int, bool], list[Term]] = {}
+
+    def terms(f: Formula, positive: bool) -> Step[list[Term]]:
+        key = (id(f), positive)
+        known = memo.get(key)
+        if known is not None:
+            return known
+        result: list[Term]
+        if isinstance(f, Top | Bottom):
+            result = [frozenset()] if isinstance(f, Top) == positive else []
+        elif isinstance(f, Atom):
+            card, player = _atom(state, f)
+            result = [frozenset({(card, player, positive)})]
+        elif isinstance(f, Not):
+            result = yield terms(f.operand, not positive)
+        elif isinstance(f, And | Or | Implies):
+            # a -> b is ~a | b; a conjunction when true, a disjunction when false ...
+            left_sign = positive if not isinstance(f, Implies) else not positive
+            conjunctive = positive if isinstance(f, And) else not positive
+            left = yield terms(f.left, left_sign)
+            if conjunctive and not left:
+                result = []
+            elif not conjunctive and frozenset() in left:
+                result = [frozenset()]
+            else:
+                right = yield terms(f.right, positive)
+                result = _product(left, right, f) if conjunctive else _sum(left, right)
+        elif isinstance(f, Iff):
+            left_true, left_false = (yield terms(f.left, True)), (yield terms(f.left, False))
+            right_true, right_false = (yield terms(f.right, True)), (yield terms(f.right, False))
+            if positive:
+                result = _sum(
+                    _product(left_true, right_true, f), _product(left_false, right_false, f)
+                )
+            else:
+                result = _sum(
+                    _product(left_true, right_false, f), _product(left_false, right_true, f)
+                )
+        else:
+            raise UnsupportedFormulaError(f"formula {formula_excerpt(f)} is not propositional")
+        memo[key] = result
+        return result
+
+    return run(terms(root, positive))
 
 
 def _fallback(state: EpistemicState, f: Formula) -> bool:
@@ -220,8 +359,8 @@ def _fallback(state: EpistemicState, f: Formula) -> bool:
         return bool(explicit_holds(state, f))
     if state.engine == "counting":
         raise UnsupportedFormulaError(
-            f"formula {f}: the counting engine answers K, M, Kw, E and D of propositional "
-            "formulas; use engine='auto' or 'symbolic' for nested knowledge, C and announcements"
+            f"formula {formula_excerpt(f)}: the counting engine answers K, M, Kw, E and D of "
+            "propositional formulas; use engine='auto' or 'symbolic' for nested knowledge, C and announcements"
         )
     return _symbolic_holds(state, f)
 

@@ -25,6 +25,7 @@ from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory
 from kwartet_epistemic.errors import KwartetError, ModelTooLargeError
 from kwartet_epistemic.kripke import KripkeModel
 from kwartet_epistemic.logic import Formula
+from kwartet_epistemic.logic.formula import formula_excerpt
 
 if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.state import EpistemicState
@@ -185,6 +186,7 @@ def explicit_holds(state: EpistemicState, formula: Formula) -> Any:
     from kwartet_epistemic.epistemics.state import UnknownToViewerError
 
     raise UnknownToViewerError(
-        f"{state.viewer} cannot tell whether {formula} holds: it is true in some of "
+        f"{state.viewer} cannot tell whether {formula_excerpt(formula)} holds: it is true in "
+        "some of "
         f"{state.viewer}'s worlds and false in others"
     )

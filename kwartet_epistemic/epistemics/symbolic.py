@@ -57,6 +57,8 @@ from kwartet_epistemic.logic import (
     Top,
     parse,
 )
+from kwartet_epistemic.logic._trampoline import Step, run
+from kwartet_epistemic.logic.formula import formula_excerpt
 from kwartet_epistemic.symbolic.backend import exact_count, new_manager
 from kwartet_epistemic.symbolic.structure import BddKnowledgeStructure
 
@@ -185,11 +187,11 @@ class SymbolicKwartet:
 
     def _atom(self, atom: Atom) -> Any:
         if atom.predicate != "has" or len(atom.arguments) != 2:
-            raise KwartetError(f"atom {atom}: expected has(player, card)")
+            raise KwartetError(f"atom {formula_excerpt(atom)}: expected has(player, card)")
         player, card_text = atom.arguments
         history = self.history
         if player not in history.players:
-            raise KwartetError(f"atom {atom}: {player!r} is not a player")
+            raise KwartetError(f"atom {formula_excerpt(atom)}: {player[:40]!r} is not a player")
         c = history.deck.card(card_text).index
         where = history.location[c]
         if where is not None:
@@ -272,7 +274,9 @@ class SymbolicKwartet:
             return False
         from kwartet_epistemic.epistemics.state import UnknownToViewerError
 
-        raise UnknownToViewerError(f"{state.viewer} cannot tell whether {f} holds")
+        raise UnknownToViewerError(
+            f"{state.viewer} cannot tell whether {formula_excerpt(f)} holds"
+        )
 
 
 # ----- answers from the structure of the game, before any BDD -----------------------
@@ -331,7 +335,16 @@ def _is_constant(f: Formula) -> bool:
 
 
 def _is_propositional(f: Formula) -> bool:
-    return isinstance(f, _PROPOSITIONAL) and all(_is_propositional(g) for g in f.args)
+    seen: set[int] = set()
+    stack = [f]
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            if not isinstance(node, _PROPOSITIONAL):
+                return False
+            seen.add(id(node))
+            stack.extend(node.args)
+    return True
 
 
 def _not(value: Truth) -> Truth:
@@ -357,6 +370,13 @@ class _Shortcuts:
         self.state = state
         self.history = state.history
         self._known: dict[tuple[tuple[str, ...], Formula], Truth] = {}
+        # Memos of the steps below, keyed by formula (equal parts are worked out once):
+        # nested operators would otherwise be walked again at every level.
+        self._truths: dict[Formula, Truth] = {}
+        self._valids: dict[Formula, Truth] = {}
+        self._consequences: dict[Formula, Formula] = {}
+        self._knowing: dict[tuple[tuple[str, ...], Formula], Truth] = {}
+        self._observed: dict[tuple[str, Formula], bool] = {}
 
     def well_formed(self, f: Formula) -> bool:
         """Whether every atom is ``has(player, card)`` and every agent a player."""
@@ -391,18 +411,33 @@ class _Shortcuts:
 
     def _observed_by(self, agent: str, f: Formula) -> bool:
         """Whether ``agent`` observes the truth of ``f`` (it is constant on each of
-        the agent's cells)."""
-        if _is_constant(f):
-            return True
-        if isinstance(f, Atom):
-            return self._atom_observed_by(agent, f)
-        if isinstance(f, K | M | Kw):
-            return f.agent == agent
-        if isinstance(f, C):
-            return agent in f.group  # a union of the group's components
-        if isinstance(f, Not | And | Or | Implies | Iff):
-            return all(self._observed_by(agent, g) for g in f.args)
-        return False
+        the agent's cells).  Memoised per part: folding asks it at every level."""
+        memo = self._observed
+        stack = [f]
+        while stack:
+            node = stack[-1]
+            if (agent, node) in memo:
+                stack.pop()
+                continue
+            if isinstance(node, Not | And | Or | Implies | Iff):
+                waiting = [child for child in node.args if (agent, child) not in memo]
+                if waiting:
+                    stack.extend(waiting)
+                    continue
+                observed = all(memo[agent, child] for child in node.args)
+            elif _is_constant(node):
+                observed = True
+            elif isinstance(node, Atom):
+                observed = self._atom_observed_by(agent, node)
+            elif isinstance(node, K | M | Kw):
+                observed = node.agent == agent
+            elif isinstance(node, C):
+                observed = agent in node.group  # a union of the group's components
+            else:
+                observed = False
+            memo[agent, node] = observed
+            stack.pop()
+        return memo[agent, f]
 
     def _atom_observed_by(self, agent: str, atom: Atom) -> bool:
         """Whether ``agent`` observes the (unsettled) atom: it is the agent's own, or the
@@ -427,11 +462,14 @@ class _Shortcuts:
     def fold(self, f: Formula) -> Formula:
         """An equivalent formula (in every world of every announced sub-law) with the
         settled atoms replaced by constants and the S5 reductions applied."""
+        return f.fold(self._fold_node)
+
+    def _fold_node(self, f: Formula, parts: list[Formula]) -> Formula:
+        """One node of :meth:`fold` over its already folded children."""
         if isinstance(f, Atom):
             return self._settled(f)
         if _is_constant(f):
             return f
-        parts = [self.fold(g) for g in f.args]
         if isinstance(f, Not):
             (x,) = parts
             if _is_constant(x):
@@ -464,50 +502,68 @@ class _Shortcuts:
         return f
 
     # ----- truth at the actual world ------------------------------------------------
+    #
+    # The steps below call each other as a recursion would; they are generators run by
+    # run() (each yields the steps it needs), so no nesting depth reaches Python's
+    # recursion limit, and each is memoised per formula.
 
     def truth(self, f: Formula) -> Truth:
         """Truth of a folded formula at the actual world (None: not decided here)."""
+        return run(self._truth(f))
+
+    def _truth(self, f: Formula) -> Step[Truth]:
+        if f in self._truths:
+            return self._truths[f]
+        value: Truth = None
         if isinstance(f, Top):
-            return True
-        if isinstance(f, Bottom):
-            return False
-        if isinstance(f, Atom):
-            return self._actual_atom(f)
-        if isinstance(f, Not):
-            return _not(self.truth(f.operand))
-        if isinstance(f, And):
-            return _and([self.truth(f.left), self.truth(f.right)])
-        if isinstance(f, Or):
-            return _or([self.truth(f.left), self.truth(f.right)])
-        if isinstance(f, Implies):
-            return _or([_not(self.truth(f.left)), self.truth(f.right)])
-        if isinstance(f, Iff):
-            left, right = self.truth(f.left), self.truth(f.right)
-            return None if left is None or right is None else left == right
-        if isinstance(f, K):
-            return self._knows_at_actual((f.agent,), f.operand)
-        if isinstance(f, M):
-            return _not(self._knows_at_actual((f.agent,), _negation(f.operand)))
-        if isinstance(f, Kw):
-            return _or(
-                [
-                    self._knows_at_actual((f.agent,), f.operand),
-                    self._knows_at_actual((f.agent,), _negation(f.operand)),
-                ]
-            )
-        if isinstance(f, E):
-            return _and([self._knows_at_actual((a,), f.operand) for a in f.group])
-        if isinstance(f, D):
-            return self._knows_at_actual(tuple(f.group), f.operand)
-        if isinstance(f, C):
-            return self._common_at_actual(tuple(f.group), f.operand)
-        if isinstance(f, Announce | AnnounceDual):
+            value = True
+        elif isinstance(f, Bottom):
+            value = False
+        elif isinstance(f, Atom):
+            value = self._actual_atom(f)
+        elif isinstance(f, Not):
+            value = _not((yield self._truth(f.operand)))
+        elif isinstance(f, And):
+            left = yield self._truth(f.left)
+            value = False if left is False else _and([left, (yield self._truth(f.right))])
+        elif isinstance(f, Or):
+            left = yield self._truth(f.left)
+            value = True if left is True else _or([left, (yield self._truth(f.right))])
+        elif isinstance(f, Implies):
+            left = _not((yield self._truth(f.left)))
+            value = True if left is True else _or([left, (yield self._truth(f.right))])
+        elif isinstance(f, Iff):
+            left, right = (yield self._truth(f.left)), (yield self._truth(f.right))
+            value = None if left is None or right is None else left == right
+        elif isinstance(f, K):
+            value = yield self._knows_at_actual((f.agent,), f.operand)
+        elif isinstance(f, M):
+            value = _not((yield self._knows_at_actual((f.agent,), _negation(f.operand))))
+        elif isinstance(f, Kw):
+            knows = yield self._knows_at_actual((f.agent,), f.operand)
+            if knows is not True:
+                knows = _or(
+                    [knows, (yield self._knows_at_actual((f.agent,), _negation(f.operand)))]
+                )
+            value = knows
+        elif isinstance(f, E):
+            values: list[Truth] = []
+            for a in f.group:
+                values.append((yield self._knows_at_actual((a,), f.operand)))
+                if values[-1] is False:
+                    break
+            value = _and(values)
+        elif isinstance(f, D):
+            value = yield self._knows_at_actual(tuple(f.group), f.operand)
+        elif isinstance(f, C):
+            value = yield self._common_at_actual(tuple(f.group), f.operand)
+        elif isinstance(f, Announce | AnnounceDual):
             # The announced formula is no constant here (fold took those out): only a
             # false announcement decides the answer without the announced law.
-            if self.truth(f.announced) is False:
-                return isinstance(f, Announce)
-            return None
-        return None
+            announced = yield self._truth(f.announced)
+            value = isinstance(f, Announce) if announced is False else None
+        self._truths[f] = value
+        return value
 
     def _actual_atom(self, atom: Atom) -> Truth:
         from kwartet_epistemic.game import Game
@@ -569,48 +625,78 @@ class _Shortcuts:
         with_player = sum(counts[card, s] for s in range(counts.shape[1]) if reach >> s & 1)
         return with_player == (total if positive else 0)
 
-    def _valid(self, f: Formula) -> Truth:
+    def _valid(self, f: Formula) -> Step[Truth]:
         """Whether ``f`` holds in every world of the law (None: not decided here)."""
+        if f in self._valids:
+            return self._valids[f]
+        value: Truth = None
         if _is_propositional(f):
-            return self._counted_knowledge((), f)
-        if isinstance(f, K | E | C | D):
-            return self._valid(f.operand)  # S5: K_a φ is valid iff φ is
-        if isinstance(f, And):
-            return _and([self._valid(f.left), self._valid(f.right)])
-        if isinstance(f, Or | M | Kw) and any(self._valid(g) is True for g in f.args):
-            return True
-        return None
+            value = self._counted_knowledge((), f)
+        elif isinstance(f, K | E | C | D):
+            value = yield self._valid(f.operand)  # S5: K_a φ is valid iff φ is
+        elif isinstance(f, And):
+            left = yield self._valid(f.left)
+            value = False if left is False else _and([left, (yield self._valid(f.right))])
+        elif isinstance(f, Or | M | Kw):
+            for g in f.args:
+                if (yield self._valid(g)) is True:
+                    value = True
+                    break
+        self._valids[f] = value
+        return value
 
-    def _knows_at_actual(self, group: tuple[str, ...], operand: Formula) -> Truth:
+    def _knows_at_actual(self, group: tuple[str, ...], operand: Formula) -> Step[Truth]:
         """``K`` (one agent) or ``D`` (a group) of ``operand`` at the actual world."""
+        key = (group, operand)
+        if key in self._knowing:
+            return self._knowing[key]
+        value: Truth = None
         if _is_propositional(operand):
-            return self._counted_knowledge(group, operand)
-        if self.truth(operand) is False:
-            return False  # S5 is reflexive: the actual world refutes it
-        consequence = _propositional_consequence(operand)
-        if (
-            not isinstance(consequence, Top)
-            and self._counted_knowledge(group, consequence) is False
-        ):
-            return False
-        if self._valid(operand) is True:
-            return True
-        return None
+            value = self._counted_knowledge(group, operand)
+        elif (yield self._truth(operand)) is False:
+            value = False  # S5 is reflexive: the actual world refutes it
+        else:
+            consequence = yield self._consequence(operand)
+            if (
+                not isinstance(consequence, Top)
+                and self._counted_knowledge(group, consequence) is False
+            ):
+                value = False
+            elif (yield self._valid(operand)) is True:
+                value = True
+        self._knowing[key] = value
+        return value
 
-    def _common_at_actual(self, group: tuple[str, ...], operand: Formula) -> Truth:
-        if self._valid(operand) is True:
+    def _common_at_actual(self, group: tuple[str, ...], operand: Formula) -> Step[Truth]:
+        if (yield self._valid(operand)) is True:
             return True
-        if self.truth(operand) is False:
+        if (yield self._truth(operand)) is False:
             return False
         # C_G φ implies K_a φ and K_a K_b φ for a, b in G.
         agents = list(dict.fromkeys(group))
-        if any(self._knows_at_actual((a,), operand) is False for a in agents):
-            return False
+        for a in agents:
+            if (yield self._knows_at_actual((a,), operand)) is False:
+                return False
         for a in agents:
             for b in agents:
-                if a != b and self._knows_at_actual((a,), K(b, operand)) is False:
+                if a != b and (yield self._knows_at_actual((a,), K(b, operand))) is False:
                     return False
         return None
+
+    def _consequence(self, f: Formula) -> Step[Formula]:
+        """A propositional formula true wherever ``f`` is (knowledge is truthful)."""
+        if f in self._consequences:
+            return self._consequences[f]
+        value: Formula = _TOP
+        if _is_propositional(f):
+            value = f
+        elif isinstance(f, K | E | C | D):
+            value = yield self._consequence(f.operand)
+        elif isinstance(f, And | Or):
+            left = yield self._consequence(f.left)
+            value = _fold_connective(f, left, (yield self._consequence(f.right)))
+        self._consequences[f] = value
+        return value
 
 
 _MARGINAL_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], Any]] = (
@@ -660,20 +746,3 @@ def _fold_connective(f: Formula, left: Formula, right: Formula) -> Formula:
     if right == neutral:
         return left
     return kind(left, right)
-
-
-def _propositional_consequence(f: Formula) -> Formula:
-    """A propositional formula true wherever ``f`` is (knowledge is truthful)."""
-    if _is_propositional(f):
-        return f
-    if isinstance(f, K | E | C | D):
-        return _propositional_consequence(f.operand)
-    if isinstance(f, And):
-        return _fold_connective(
-            f, _propositional_consequence(f.left), _propositional_consequence(f.right)
-        )
-    if isinstance(f, Or):
-        return _fold_connective(
-            f, _propositional_consequence(f.left), _propositional_consequence(f.right)
-        )
-    return _TOP

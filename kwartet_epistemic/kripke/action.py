@@ -36,7 +36,7 @@ from kwartet_epistemic.kripke.partition import (
     compact,
     partition_labels,
 )
-from kwartet_epistemic.logic.formula import Atom, Formula, check_agent
+from kwartet_epistemic.logic.formula import Atom, Formula, check_agent, formula_excerpt
 from kwartet_epistemic.logic.parser import as_formula
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ def product_update(model: KripkeModel, action: ActionModel) -> KripkeModel:
             raise FalseAnnouncementError(
                 f"event {action.events[designated]!r} cannot happen at the actual world "
                 f"{model.world_name(model.actual)!r}: its precondition "
-                f"{str(action.preconditions[designated])!r} is false there"
+                f"{formula_excerpt(action.preconditions[designated])!r} is false there"
             )
         before = sum(sizes[:designated])
         actual = before + int(np.count_nonzero(executable[designated][: model.actual]))

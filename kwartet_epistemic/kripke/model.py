@@ -46,6 +46,7 @@ from kwartet_epistemic.kripke.partition import (
     set_ids,
     sorted_unique,
 )
+from kwartet_epistemic.logic._trampoline import Step, run
 from kwartet_epistemic.logic.formula import (
     And,
     Announce,
@@ -65,6 +66,7 @@ from kwartet_epistemic.logic.formula import (
     Or,
     Top,
     check_agent,
+    formula_excerpt,
 )
 from kwartet_epistemic.logic.parser import as_formula
 
@@ -112,6 +114,55 @@ def _box_within(
 
 
 _UNARY = K("A", Top())._precedence
+
+# Nested announcements keep two truth sets per level while their operands are evaluated.
+_NESTED_BYTES = 512 * 2**20
+
+
+def _announcement_depth(root: Formula) -> int:
+    """The deepest nesting of announcements' operands (each a submodel held at once)."""
+    if not any(isinstance(node, Announce | AnnounceDual) for node in _distinct_nodes(root)):
+        return 0
+
+    def depth(node: Formula, depths: list[int]) -> int:
+        if isinstance(node, Announce | AnnounceDual):
+            return max(depths[0], depths[1] + 1)
+        return max(depths, default=0)
+
+    return root.fold(depth)
+
+
+def _distinct_nodes(root: Formula) -> list[Formula]:
+    seen: set[int] = set()
+    found: list[Formula] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            found.append(node)
+            stack.extend(node.args)
+    return found
+
+
+def _register_needs(root: Formula, needs: dict[int, int]) -> None:
+    """Fill ``needs`` with the number of truth sets each node's evaluation holds at once
+    at best (the Ershov number: children in decreasing need), for the nodes evaluated
+    in the same (sub)model as ``root``."""
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        if id(node) in needs:
+            stack.pop()
+            continue
+        children = _evaluated_children(node)
+        waiting = [child for child in children if id(child) not in needs]
+        if waiting:
+            stack.extend(waiting)
+            continue
+        stack.pop()
+        ordered = sorted((needs[id(child)] for child in children), reverse=True)
+        needs[id(node)] = max([1] + [need + i for i, need in enumerate(ordered)])
 
 
 def _atom_name(atom: str | Atom) -> str:
@@ -512,9 +563,26 @@ class KripkeModel:
 
         Announcements evaluate their operand in a submodel given by a mask over this
         model's worlds, so nested announcements build no new models; values outside
-        ``within`` are meaningless.  Iterative, and each intermediate truth set is
-        dropped as soon as its last parent has used it.
+        ``within`` are meaningless.  Nothing recurses (an announcement's operand is a
+        sub-evaluation on an explicit stack), children that need more intermediate
+        truth sets are evaluated first, and each intermediate truth set is dropped as
+        soon as its last parent has used it, so a long chain holds only a few arrays.
         """
+        depth = _announcement_depth(root)
+        if depth and 2 * depth * self._n > _NESTED_BYTES:
+            raise ModelTooLargeError(
+                f"the formula {formula_excerpt(root)!r} nests announcements {depth:,} deep: "
+                f"on {self._n:,} worlds that holds {2 * depth * self._n:,} bytes of truth "
+                f"sets at once, and the limit is {_NESTED_BYTES:,}; use fewer nested "
+                "announcements or a smaller model (contract() it)"
+            )
+        return run(self._evaluation(root, within, {}))
+
+    def _evaluation(
+        self, root: Formula, within: BoolArray | None, needs: dict[int, int]
+    ) -> Step[BoolArray]:
+        """:meth:`_evaluate` as a step of :func:`run` (it yields announcements' operands)."""
+        _register_needs(root, needs)
         results: dict[int, BoolArray] = {}
         uses: dict[int, int] = {}
         order: list[Formula] = []
@@ -534,14 +602,27 @@ class KripkeModel:
                     results[id(node)] = hit
                     continue
             stack.append((node, True))
-            for child in _evaluated_children(node):
+            children = _evaluated_children(node)
+            for child in children:
                 uses[id(child)] = uses.get(id(child), 0) + 1
+            # The child needing the most arrays at once is popped, so evaluated, first.
+            for child in sorted(children, key=lambda c: needs[id(c)]):
                 if id(child) not in seen:
                     stack.append((child, False))
         for node in order:
             children = _evaluated_children(node)
-            value = self._evaluate_node(node, [results[id(c)] for c in children], within)
+            parts = [results[id(c)] for c in children]
+            value: BoolArray
+            if isinstance(node, Announce | AnnounceDual):
+                announced = parts[0]
+                inner_worlds = announced if within is None else announced & within
+                inside = yield self._evaluation(node.operand, inner_worlds, needs)
+                # Outside the announced worlds [!φ]ψ holds vacuously and <!φ>ψ fails.
+                value = ~announced | inside if isinstance(node, Announce) else announced & inside
+            else:
+                value = self._evaluate_node(node, parts, within)
             results[id(node)] = value
+            del parts
             for child in children:
                 uses[id(child)] -= 1
                 if uses[id(child)] == 0:
@@ -598,14 +679,6 @@ class KripkeModel:
         if isinstance(node, D):
             # The intersection of partitions commutes with taking a submodel.
             return _box_within(self._group_partition("D", node.group), children[0], within)
-        if isinstance(node, Announce | AnnounceDual):
-            announced = children[0]
-            inner_worlds = announced if within is None else announced & within
-            inside = self._evaluate(node.operand, inner_worlds)
-            # Outside the announced worlds [!φ]ψ holds vacuously and <!φ>ψ fails.
-            if isinstance(node, Announce):
-                return ~announced | inside
-            return announced & inside
         raise TypeError(f"unknown formula node {type(node).__name__}")  # pragma: no cover
 
     def holds(self, formula: Formula | str, world: int | Hashable | None = None) -> bool:
@@ -696,8 +769,8 @@ class KripkeModel:
         truth = self.truth_set(formula)
         if self._actual is not None and not truth[self._actual]:
             raise FalseAnnouncementError(
-                f"cannot announce {str(as_formula(formula))!r}: it is false at the actual "
-                f"world {self.world_name(self._actual)!r}"
+                f"cannot announce {formula_excerpt(as_formula(formula))!r}: it is false at the "
+                f"actual world {self.world_name(self._actual)!r}"
             )
         return self.restrict(truth)
 

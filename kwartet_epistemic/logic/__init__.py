@@ -8,6 +8,9 @@ True
 from __future__ import annotations
 
 from kwartet_epistemic.logic.formula import (
+    FORMULA_PRINT_LIMIT,
+    FORMULA_TEXT_LIMIT,
+    SYMPY_DEPTH_LIMIT,
     And,
     Announce,
     AnnounceDual,
@@ -17,6 +20,8 @@ from kwartet_epistemic.logic.formula import (
     D,
     E,
     Formula,
+    FormulaTooLargeError,
+    FormulaTypeError,
     Iff,
     Implies,
     K,
@@ -41,7 +46,11 @@ __all__ = [
     "C",
     "D",
     "E",
+    "FORMULA_PRINT_LIMIT",
+    "FORMULA_TEXT_LIMIT",
     "Formula",
+    "FormulaTooLargeError",
+    "FormulaTypeError",
     "Iff",
     "Implies",
     "K",
@@ -50,6 +59,7 @@ __all__ = [
     "Not",
     "NotPropositionalError",
     "Or",
+    "SYMPY_DEPTH_LIMIT",
     "Top",
     "as_formula",
     "conjunction",

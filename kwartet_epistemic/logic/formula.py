@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -37,7 +38,11 @@ __all__ = [
     "C",
     "D",
     "E",
+    "FORMULA_PRINT_LIMIT",
+    "FORMULA_TEXT_LIMIT",
     "Formula",
+    "FormulaTooLargeError",
+    "FormulaTypeError",
     "Iff",
     "Implies",
     "K",
@@ -46,6 +51,7 @@ __all__ = [
     "Not",
     "NotPropositionalError",
     "Or",
+    "SYMPY_DEPTH_LIMIT",
     "Top",
     "conjunction",
     "disjunction",
@@ -55,6 +61,35 @@ __all__ = [
 
 class NotPropositionalError(KwartetError):
     """A propositional-only operation (e.g. ``to_sympy``) met a modal or dynamic operator."""
+
+
+class FormulaTypeError(KwartetError, TypeError):
+    """A formula built from, or parsed out of, something of the wrong type (it is also a
+    :class:`TypeError`)."""
+
+
+class FormulaTooLargeError(KwartetError):
+    """Formula text longer than :data:`FORMULA_TEXT_LIMIT` to parse (or than
+    :data:`FORMULA_PRINT_LIMIT` to print), or a formula nested deeper than sympy takes."""
+
+
+FORMULA_TEXT_LIMIT = 2_000_000
+"""The longest formula text ``parse`` reads (characters).
+
+Parsing takes up to about 160 bytes of memory per character, so this bounds a parse to
+a few hundred MB.  Formulas built with the constructors may be larger: every operation
+takes them, and printing up to :data:`FORMULA_PRINT_LIMIT`."""
+
+FORMULA_PRINT_LIMIT = 20_000_000
+"""The longest text ``str`` and ``to_latex`` write (characters; LaTeX is about three
+times as long as the text syntax).  A formula built with shared parts may spell far more
+text than it has nodes (``f = f & f`` 70 times is 2**70 atoms long): beyond this limit
+those refuse with :class:`FormulaTooLargeError`, and ``repr`` shows the beginning."""
+
+SYMPY_DEPTH_LIMIT = 100
+"""The deepest formula ``to_sympy`` converts (after flattening chains of ``&`` and
+``|``): sympy's printing, hashing and simplification recurse once or more per level and
+fail at a few hundred levels."""
 
 
 # Binding strength used by the printer; the parser implements the same table.
@@ -140,7 +175,10 @@ def check_agent(agent: object) -> str:
 
 def _check_formula(value: object, role: str) -> Formula:
     if not isinstance(value, Formula):
-        raise TypeError(f"{role} must be a Formula, got {value!r} of type {type(value).__name__}")
+        raise FormulaTypeError(
+            f"{role} must be a Formula, got {reprlib.repr(value)} of type "
+            f"{type(value).__name__} (parse text with parse())"
+        )
     return value
 
 
@@ -182,16 +220,71 @@ def _latex_name(name: str) -> str:
 _Rope = str | tuple[Any, ...]
 
 
-def _join_rope(rope: _Rope) -> str:
+def _join_rope(rope: _Rope, limit: int | None = None) -> str:
+    """The text of a rope; with ``limit``, only its first ``limit`` characters (a rope
+    of shared parts may spell far more text than it holds)."""
     pieces: list[str] = []
+    length = 0
     stack: list[_Rope] = [rope]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             pieces.append(item)
+            length += len(item)
+            if limit is not None and length >= limit:
+                break
         else:
             stack.extend(reversed(item))
-    return "".join(pieces)
+    text = "".join(pieces)
+    return text if limit is None else text[:limit]
+
+
+def _rope_length(rope: _Rope) -> int:
+    """The length of a rope's text, each shared part measured once (no recursion)."""
+    lengths: dict[int, int] = {}
+    stack: list[_Rope] = [rope]
+    while stack:
+        item = stack[-1]
+        if isinstance(item, str) or id(item) in lengths:
+            stack.pop()
+            continue
+        waiting = [part for part in item if not isinstance(part, str) and id(part) not in lengths]
+        if waiting:
+            stack.extend(waiting)
+            continue
+        stack.pop()
+        lengths[id(item)] = sum(
+            len(part) if isinstance(part, str) else lengths[id(part)] for part in item
+        )
+    return len(rope) if isinstance(rope, str) else lengths[id(rope)]
+
+
+def _checked_text(rope: _Rope, what: str) -> str:
+    """The rope's text, refused above :data:`FORMULA_PRINT_LIMIT` characters."""
+    length = _rope_length(rope)
+    if length > FORMULA_PRINT_LIMIT:
+        raise FormulaTooLargeError(
+            f"the formula beginning {_join_rope(rope, 60)!r} is {length:,} characters long "
+            f"as {what}; the limit is {FORMULA_PRINT_LIMIT:,} characters "
+            "(FORMULA_PRINT_LIMIT): evaluate it, or print a part of it"
+        )
+    return _join_rope(rope)
+
+
+def formula_excerpt(formula: Formula, width: int = 100) -> str:
+    """The formula's text for a message: whole when short, else its first ``width``
+    characters, ``...`` and its length.  Never refuses, however large the formula.
+
+    >>> formula_excerpt(conjunction([Atom("p")] * 3))
+    'p & p & p'
+    >>> formula_excerpt(conjunction([Atom("p")] * 100), width=12)
+    'p & p & p & ... (397 characters)'
+    """
+    rope = formula.fold(lambda node, texts: node._text_from(texts))
+    head = _join_rope(rope, width + 1)
+    if len(head) <= width:
+        return head
+    return f"{head[:width]}... ({_rope_length(rope):,} characters)"
 
 
 def _wrap(child: Formula, text: _Rope, minimum: int) -> _Rope:
@@ -304,16 +397,26 @@ class Formula:
     def subformulas(self) -> Iterator[Formula]:
         """The distinct subformulas, each after its own subformulas (post-order).
 
+        Equal subformulas are recognised from their node data and the numbers already
+        given to their children, so this takes linear time even when equal deep parts
+        were built separately.
+
         >>> [str(f) for f in (Atom("p") & ~Atom("q") & Atom("p")).subformulas()]
         ['p', 'q', '~q', 'p & ~q', 'p & ~q & p']
         """
+        numbers: dict[tuple[object, ...], int] = {}
         order: list[Formula] = []
-        self.fold(lambda node, _: order.append(node))
-        seen: set[Formula] = set()
-        for node in order:
-            if node not in seen:
-                seen.add(node)
-                yield node
+
+        def number(node: Formula, children: list[int]) -> int:
+            key = (type(node), node._label(), *children)
+            found = numbers.get(key)
+            if found is None:
+                found = numbers[key] = len(order)
+                order.append(node)
+            return found
+
+        self.fold(number)
+        yield from order
 
     def atoms(self) -> frozenset[Atom]:
         """The atoms that occur in the formula.
@@ -391,7 +494,13 @@ class Formula:
         return self.fold(lambda node, sizes: 1 + sum(sizes))
 
     def __str__(self) -> str:
-        return _join_rope(self.fold(lambda node, texts: node._text_from(texts)))
+        return _checked_text(self.fold(lambda node, texts: node._text_from(texts)), "text")
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled and copied as a flat list of nodes, children first: the default (one
+        # nested state per node) recursed once per level, and it kept the hash, which
+        # differs between processes (string hashing is salted).
+        return (_from_nodes, (_to_nodes(self),))
 
     def __repr__(self) -> str:
         def show(node: Formula, child_reprs: list[_Rope]) -> _Rope:
@@ -404,7 +513,12 @@ class Formula:
                     parts += [", " if len(parts) > 1 else "", f"{attribute.name}=", shown]
             return (*parts, ")")
 
-        return _join_rope(self.fold(show))
+        rope = self.fold(show)
+        length = _rope_length(rope)
+        if length <= FORMULA_PRINT_LIMIT:
+            return _join_rope(rope)
+        head = _join_rope(rope, 1000)
+        return f"{head}... <a formula of {length:,} characters in all>"
 
     def _text_from(self, texts: list[_Rope]) -> _Rope:
         raise NotImplementedError  # pragma: no cover - every node overrides it
@@ -418,7 +532,7 @@ class Formula:
         >>> K("A", has("B", "Q♥")).to_latex()
         'K_{A}\\,\\mathit{has}(B, Q\\heartsuit)'
         """
-        return _join_rope(self.fold(lambda node, texts: node._latex_from(texts)))
+        return _checked_text(self.fold(lambda node, texts: node._latex_from(texts)), "LaTeX")
 
     def _repr_latex_(self) -> str:
         return f"${self.to_latex()}$"
@@ -426,26 +540,130 @@ class Formula:
     def to_sympy(self) -> sympy.logic.boolalg.Boolean:
         """The propositional formula as a sympy Boolean; atoms become sympy Symbols.
 
-        Raises :class:`NotPropositionalError` on knowledge or announcement operators.
+        Chains of ``&`` and of ``|`` become one n-ary sympy ``And`` or ``Or``.  Raises
+        :class:`NotPropositionalError` on knowledge or announcement operators, and
+        :class:`FormulaTooLargeError` when the result would nest deeper than
+        :data:`SYMPY_DEPTH_LIMIT` (sympy itself recurses once per level).
 
         >>> (Atom("p") >> Atom("q")).to_sympy()
         Implies(p, q)
+        >>> conjunction(Atom(f"p{i}") for i in range(4)).to_sympy()
+        p0 & p1 & p2 & p3
         """
         import sympy
 
         modal = next((f for f in self.subformulas() if f._precedence == _PREC_UNARY), None)
         if modal is not None and not isinstance(modal, Not):
             raise NotPropositionalError(
-                f"{type(modal).__name__} in {str(modal)!r} has no propositional (sympy) "
-                "meaning; expected only atoms, top, bot, ~, &, |, ->, <->"
+                f"{type(modal).__name__} in {formula_excerpt(modal)!r} has no propositional "
+                "(sympy) meaning; expected only atoms, top, bot, ~, &, |, ->, <->"
             )
-        return self.fold(lambda node, children: node._sympy_node(children, sympy))
+        # Operands of each node, with chains of one associative operator flattened.
+        operands: dict[int, tuple[Formula, ...]] = {}
+        depths: dict[int, int] = {}
+        values: dict[int, Any] = {}
+        for building in (False, True):  # depths first: refuse before any sympy work
+            if building and depths[id(self)] > SYMPY_DEPTH_LIMIT:
+                raise FormulaTooLargeError(
+                    f"the formula {formula_excerpt(self)!r} nests {depths[id(self)]:,} deep; "
+                    f"to_sympy takes at most {SYMPY_DEPTH_LIMIT} levels (SYMPY_DEPTH_LIMIT), "
+                    "as sympy recurses once per level"
+                )
+            stack: list[Formula] = [self]
+            done = values if building else depths
+            while stack:
+                node = stack[-1]
+                if id(node) in done:
+                    stack.pop()
+                    continue
+                parts = operands.get(id(node))
+                if parts is None:
+                    parts = operands[id(node)] = _chain_operands(node)
+                waiting = [part for part in parts if id(part) not in done]
+                if waiting:
+                    stack.extend(waiting)
+                    continue
+                stack.pop()
+                if not building:
+                    depths[id(node)] = 1 + max((depths[id(part)] for part in parts), default=0)
+                    continue
+                try:
+                    values[id(node)] = node._sympy_node([values[id(p)] for p in parts], sympy)
+                except RecursionError:  # the caller's own stack was deep already
+                    raise FormulaTooLargeError(
+                        f"sympy ran out of Python stack converting {formula_excerpt(self)!r}"
+                        f" ({depths[id(self)]} levels)"
+                    ) from None
+        return values[id(self)]
 
     def _sympy_node(self, children: list[Any], sympy: Any) -> Any:
         raise NotPropositionalError(
-            f"{type(self).__name__} in {str(self)!r} has no propositional (sympy) meaning; "
-            "expected only atoms, top, bot, ~, &, |, ->, <->"
+            f"{type(self).__name__} in {formula_excerpt(self)!r} has no propositional "
+            "(sympy) meaning; expected only atoms, top, bot, ~, &, |, ->, <->"
         )
+
+
+def _chain_operands(node: Formula) -> tuple[Formula, ...]:
+    """The operands of a chain of ``&`` (or of ``|``) under ``node``, left to right; a
+    node's own children otherwise."""
+    kind = type(node)
+    if kind is not And and kind is not Or:
+        return node.args
+    found: list[Formula] = []
+    stack: list[Formula] = [node]
+    while stack:
+        part = stack.pop()
+        if type(part) is kind:
+            stack.extend(reversed(part.args))
+        else:
+            found.append(part)
+    return tuple(found)
+
+
+_NodeRow = tuple[type, tuple[tuple[str, object], ...], tuple[tuple[str, int], ...]]
+
+
+def _to_nodes(root: Formula) -> list[_NodeRow]:
+    """The formula as rows (class, plain fields, formula fields by row number), each
+    distinct node object once and after its children."""
+    rows: list[_NodeRow] = []
+
+    def row(node: Formula, children: list[int]) -> int:
+        numbers = {id(child): number for child, number in zip(node.args, children, strict=True)}
+        plain, nested = [], []
+        for name in _field_names(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, Formula):
+                nested.append((name, numbers[id(value)]))
+            else:
+                plain.append((name, value))
+        rows.append((type(node), tuple(plain), tuple(nested)))
+        return len(rows) - 1
+
+    root.fold(row)
+    return rows
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(kind) if f.name != "_hash")
+    return names
+
+
+def _from_nodes(rows: Sequence[_NodeRow]) -> Formula:
+    """The formula of :func:`_to_nodes`' rows (the last row is the root)."""
+    built: list[Formula] = []
+    for kind, plain, nested in rows:
+        if not (isinstance(kind, type) and issubclass(kind, Formula)):
+            raise FormulaSyntaxError(f"not a formula node: {kind!r}", str(kind), 0)
+        arguments: dict[str, object] = dict(plain)
+        arguments.update((name, built[number]) for name, number in nested)
+        built.append(kind(**arguments))
+    return built[-1]
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
@@ -796,7 +1014,16 @@ class _GroupModal(Formula):
 
     def __init__(self, group: Iterable[str] | str, operand: Formula) -> None:
         # A lone string is one agent, not the sequence of its characters.
-        members = (group,) if isinstance(group, str | int) else tuple(group)
+        if isinstance(group, str | int):
+            members: tuple[object, ...] = (group,)
+        else:
+            try:
+                members = tuple(group)
+            except TypeError:
+                raise FormulaTypeError(
+                    f"group {reprlib.repr(group)} of {type(self).__name__}: expected an agent "
+                    "name or a collection of them, such as ['A', 'B']"
+                ) from None
         if not members:
             raise FormulaSyntaxError(
                 f"empty group in {type(self).__name__}: expected at least one agent", "", 0
@@ -928,7 +1155,7 @@ def conjunction(formulas: Iterable[Formula]) -> Formula:
     ('p & q & r', Top())
     """
     result: Formula | None = None
-    for f in formulas:
+    for f in _formulas_of(formulas, "conjunction"):
         result = f if result is None else And(result, f)
     return Top() if result is None else result
 
@@ -940,6 +1167,17 @@ def disjunction(formulas: Iterable[Formula]) -> Formula:
     ('p | q', Bottom())
     """
     result: Formula | None = None
-    for f in formulas:
+    for f in _formulas_of(formulas, "disjunction"):
         result = f if result is None else Or(result, f)
     return Bottom() if result is None else result
+
+
+def _formulas_of(formulas: Iterable[Formula], caller: str) -> Iterator[Formula]:
+    try:
+        items = iter(formulas)
+    except TypeError:
+        raise FormulaTypeError(
+            f"{caller}({reprlib.repr(formulas)}): expected an iterable of formulas"
+        ) from None
+    for f in items:
+        yield _check_formula(f, f"every formula given to {caller}")

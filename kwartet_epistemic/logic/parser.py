@@ -26,11 +26,13 @@ kwartet_epistemic.errors.FormulaSyntaxError: expected a formula (...) at positio
 from __future__ import annotations
 
 import re
+import reprlib
 from dataclasses import dataclass
 from typing import Literal
 
 from kwartet_epistemic.errors import FormulaSyntaxError
 from kwartet_epistemic.logic.formula import (
+    FORMULA_TEXT_LIMIT,
     MODAL_PREFIX,
     And,
     Announce,
@@ -41,6 +43,8 @@ from kwartet_epistemic.logic.formula import (
     D,
     E,
     Formula,
+    FormulaTooLargeError,
+    FormulaTypeError,
     Iff,
     Implies,
     K,
@@ -71,6 +75,24 @@ _AGENT_MODALS: dict[str, type[K | M | Kw]] = {"K": K, "M": M, "Kw": Kw}
 _GROUP_MODALS: dict[str, type[E | C | D]] = {"E": E, "C": C, "D": D}
 
 TokenKind = Literal["formula", "prefix", "binary", "(", ")", "[!", "]", "<!", ">", "end"]
+
+_SIMPLE_TOKENS: dict[str, tuple[TokenKind, object]] = {
+    "~": ("prefix", Not),
+    "¬": ("prefix", Not),
+    "&": ("binary", "&"),
+    "∧": ("binary", "&"),
+    "|": ("binary", "|"),
+    "∨": ("binary", "|"),
+    "→": ("binary", "->"),
+    "↔": ("binary", "<->"),
+    "(": ("(", None),
+    ")": (")", None),
+    "]": ("]", None),
+    ">": (">", None),
+    "⟩": (">", None),
+    "⊤": ("formula", Top()),
+    "⊥": ("formula", Bottom()),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,25 +136,8 @@ class _Lexer:
             return _Token("end", start, "")
         ch = text[start]
         self.position = start + 1
-        simple: dict[str, tuple[TokenKind, object]] = {
-            "~": ("prefix", Not),
-            "¬": ("prefix", Not),
-            "&": ("binary", "&"),
-            "∧": ("binary", "&"),
-            "|": ("binary", "|"),
-            "∨": ("binary", "|"),
-            "→": ("binary", "->"),
-            "↔": ("binary", "<->"),
-            "(": ("(", None),
-            ")": (")", None),
-            "]": ("]", None),
-            ">": (">", None),
-            "⟩": (">", None),
-            "⊤": ("formula", Top()),
-            "⊥": ("formula", Bottom()),
-        }
-        if ch in simple:
-            kind, value = simple[ch]
+        if ch in _SIMPLE_TOKENS:
+            kind, value = _SIMPLE_TOKENS[ch]
             return _Token(kind, start, ch, value)
         if ch == "-":
             if text.startswith(">", self.position):
@@ -265,13 +270,27 @@ def _apply(entry: _Pending, operands: list[Formula]) -> None:
 def parse(text: str) -> Formula:
     """Parse the text syntax into a :class:`Formula`.
 
+    Any nesting depth is read (no recursion); text longer than
+    :data:`~kwartet_epistemic.logic.formula.FORMULA_TEXT_LIMIT` characters is refused
+    with :class:`~kwartet_epistemic.logic.formula.FormulaTooLargeError`.
+
     >>> parse("p -> q -> r") == parse("p -> (q -> r)")
     True
     >>> parse("⟨!p⟩ K_1 p") == parse("<!p>K_1 p")
     True
+    >>> parse("~" * 100_000 + "p").size()
+    100001
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse expects a str, got {text!r} of type {type(text).__name__}")
+        raise FormulaTypeError(
+            f"parse expects a str, got {reprlib.repr(text)} of type {type(text).__name__}"
+        )
+    if len(text) > FORMULA_TEXT_LIMIT:
+        raise FormulaTooLargeError(
+            f"formula text beginning {text[:40]!r} is {len(text):,} characters long; the "
+            f"limit is {FORMULA_TEXT_LIMIT:,} (FORMULA_TEXT_LIMIT): build larger formulas "
+            "with the constructors (And, conjunction, ...)"
+        )
     lexer = _Lexer(text)
     operands: list[Formula] = []
     pending: list[_Pending] = []
@@ -362,4 +381,7 @@ def as_formula(formula: Formula | str) -> Formula:
         return formula
     if isinstance(formula, str):
         return parse(formula)
-    raise TypeError(f"expected a Formula or formula text, got {formula!r}")
+    raise FormulaTypeError(
+        f"expected a Formula or formula text, got {reprlib.repr(formula)} of type "
+        f"{type(formula).__name__}"
+    )

@@ -63,6 +63,7 @@ from kwartet_epistemic.logic.formula import (
     Not,
     Or,
     Top,
+    formula_excerpt,
 )
 from kwartet_epistemic.logic.parser import as_formula
 from kwartet_epistemic.symbolic.backend import (
@@ -346,6 +347,7 @@ class _RecentByIdentity:
 _PROGRAMS = _RecentByIdentity(512)
 _PARSED: dict[str, Formula] = {}
 _REMEMBERED_TEXTS = 512
+_REMEMBERED_LENGTH = 10_000
 
 
 def _program_of(formula: Formula) -> _Program:
@@ -363,6 +365,8 @@ def _formula_of(formula: FormulaLike) -> Formula:
     parsed = _PARSED.get(formula)
     if parsed is None:
         parsed = as_formula(formula)
+        if len(formula) > _REMEMBERED_LENGTH:
+            return parsed  # 512 long texts and their formulas would hold gigabytes
         if len(_PARSED) >= _REMEMBERED_TEXTS:
             _PARSED.pop(next(iter(_PARSED)))
         _PARSED[formula] = parsed
@@ -682,7 +686,7 @@ class BddKnowledgeStructure:
         if not program.agents <= self._unobserved.keys():
             for agent in sorted(program.agents - self._unobserved.keys()):
                 raise UnknownAgentError(
-                    f"unknown agent {agent!r} in {str(root)!r}: expected one of "
+                    f"unknown agent {agent!r} in {formula_excerpt(root)!r}: expected one of "
                     f"{sorted(self._unobserved)}"
                 )
         root_number = program.root

@@ -436,3 +436,30 @@ def test_a_view_reads_cards_in_any_spelling_too() -> None:
         view = kw.knowledge(GAME.view("A"), engine=engine)
         assert view.holds("K_A has(A, seven of spades)") is True
         assert view.holds("~" * DEEP + "has(A, 7♠)") is (DEEP % 2 == 0)
+
+
+# ----- knowledge-based programs read conditions of any depth ------------------------
+
+
+def test_a_program_condition_past_the_recursion_limit_chooses_as_the_shallow_one() -> None:
+    from kwartet_epistemic.agents.knowledge import ExactKnowledge
+    from kwartet_epistemic.agents.programs import KnowledgeProgram
+
+    game = small_game()
+    game.ask("A", "7C")  # B asks A for 7C: refused, A to move; A knows C holds 7C
+    assert game.to_move == "A"
+    view = game.view("A")
+    knowledge = ExactKnowledge("A")
+    knowledge.update(view)
+    shallow = [("K_me has(?p, ?c) & need(?c)", "ask ?p ?c"), ("need(?c)", "ask ?p ?c")]
+    deep = [
+        ("~~" * DEEP + "K_me " * DEEP + "has(?p, ?c) & need(?c)", "ask ?p ?c"),
+        ("K_me (" + " <-> ".join(["need(?c)"] * 41) + ")", "ask ?p ?c"),
+    ]
+    choices = []
+    for rules in (shallow, deep):
+        program = KnowledgeProgram.from_rules(rules)
+        asks = view.legal_asks()
+        choices.append(program.choose(view, knowledge, asks, np.random.default_rng(3)))
+    assert choices[0] == choices[1]
+    assert (choices[0].target, choices[0].card.code) == ("C", "7C")  # the first rule fired

@@ -65,6 +65,8 @@ from kwartet_epistemic.logic import (
     Top,
     parse,
 )
+from kwartet_epistemic.logic._trampoline import Step, run
+from kwartet_epistemic.logic.formula import formula_excerpt
 
 __all__ = [
     "GREEDY_PROGRAM",
@@ -153,12 +155,14 @@ class Rule:
             predicate = atom.predicate or atom.name
             if predicate not in _PREDICATES:
                 raise ProgramError(
-                    f"atom {atom} in a rule: expected one of "
+                    f"atom {formula_excerpt(atom)} in a rule: expected one of "
                     + ", ".join(f"{p}({', '.join(a)})" for p, a in _PREDICATES.items())
                 )
             kinds = _PREDICATES[predicate]
             if len(atom.arguments) != len(kinds):
-                raise ProgramError(f"atom {atom}: {predicate} takes {len(kinds)} argument(s)")
+                raise ProgramError(
+                    f"atom {formula_excerpt(atom)}: {predicate} takes {len(kinds)} argument(s)"
+                )
             for argument, kind in zip(atom.arguments, kinds, strict=True):
                 note(argument, kind, str(atom))
         return types
@@ -181,6 +185,8 @@ class _Context:
         self.asked = {(e.target, e.card.index) for e in self.view.record if type(e) is Asked}
         self._matrix: np.ndarray | None = None
         self._state: Any = None
+        self._truths: dict[Formula, bool] = {}
+        self._known: dict[tuple[Formula, bool], bool] = {}
 
     @property
     def matrix(self) -> np.ndarray:
@@ -192,7 +198,8 @@ class _Context:
         """The library's epistemic state of the view (exact knowledge only)."""
         if not isinstance(self.situation.knowledge, ExactKnowledge):
             raise ProgramError(
-                f"condition {formula}: only exact knowledge can evaluate it (it concerns "
+                f"condition {formula_excerpt(formula)}: only exact knowledge can evaluate it (it "
+                "concerns "
                 f"another agent's knowledge or a disjunction {self.me} does not know a side of)"
             )
         if self._state is None:
@@ -212,31 +219,17 @@ class _Context:
         return name
 
     # ----- truth in the agent's local state ----------------------------------------
+    #
+    # truth and knows call each other as a recursion would; they run as generators on
+    # an explicit stack (logic._trampoline.run), so a condition of any depth is read,
+    # and each (part, sign) is worked out once per decision.
 
     def truth(self, f: Formula) -> bool:
-        if isinstance(f, Top):
-            return True
-        if isinstance(f, Bottom):
-            return False
-        if isinstance(f, Atom):
-            return self.atom(f)
-        if isinstance(f, Not):
-            return not self.truth(f.operand)
-        if isinstance(f, And):
-            return self.truth(f.left) and self.truth(f.right)
-        if isinstance(f, Or):
-            return self.truth(f.left) or self.truth(f.right)
-        if isinstance(f, Implies):
-            return not self.truth(f.left) or self.truth(f.right)
-        if isinstance(f, Iff):
-            return self.truth(f.left) == self.truth(f.right)
-        if isinstance(f, K | M | Kw) and f.agent == self.me:
-            if isinstance(f, K):
-                return self.knows(f.operand)
-            if isinstance(f, M):
-                return not self.knows(Not(f.operand))
-            return self.knows(f.operand) or self.knows(Not(f.operand))
-        return bool(self.exact_state(f).holds(f))
+        return run(self._truth(f))
+
+    def knows(self, f: Formula, positive: bool = True) -> bool:
+        """Whether the agent knows ``f`` (or ``~f`` when not ``positive``)."""
+        return run(self._knows(f, positive))
 
     def atom(self, f: Atom) -> bool:
         predicate, arguments = f.predicate, f.arguments
@@ -256,38 +249,83 @@ class _Context:
             return (self.player(arguments[0]), self.card(arguments[1])) in self.asked
         raise ProgramError(f"atom {f}: unknown predicate")  # pragma: no cover - typed earlier
 
-    def knows(self, f: Formula, positive: bool = True) -> bool:
-        """Whether the agent knows ``f`` (or ``~f`` when not ``positive``)."""
+    def _truth(self, f: Formula) -> Step[bool]:
+        known = self._truths.get(f)
+        if known is not None:
+            return known
+        value: bool
+        if isinstance(f, Top):
+            value = True
+        elif isinstance(f, Bottom):
+            value = False
+        elif isinstance(f, Atom):
+            value = self.atom(f)
+        elif isinstance(f, Not):
+            value = not (yield self._truth(f.operand))
+        elif isinstance(f, And):
+            value = bool((yield self._truth(f.left)) and (yield self._truth(f.right)))
+        elif isinstance(f, Or):
+            value = bool((yield self._truth(f.left)) or (yield self._truth(f.right)))
+        elif isinstance(f, Implies):
+            value = bool((not (yield self._truth(f.left))) or (yield self._truth(f.right)))
+        elif isinstance(f, Iff):
+            value = (yield self._truth(f.left)) == (yield self._truth(f.right))
+        elif isinstance(f, K | M | Kw) and f.agent == self.me:
+            if isinstance(f, K):
+                value = yield self._knows(f.operand, True)
+            elif isinstance(f, M):
+                value = not (yield self._knows(f.operand, False))
+            else:
+                value = bool(
+                    (yield self._knows(f.operand, True)) or (yield self._knows(f.operand, False))
+                )
+        else:
+            value = bool(self.exact_state(f).holds(f))
+        self._truths[f] = value
+        return value
+
+    def _knows(self, f: Formula, positive: bool) -> Step[bool]:
+        key = (f, positive)
+        known = self._known.get(key)
+        if known is not None:
+            return known
+        value: bool
         if isinstance(f, Top | Bottom):
-            return isinstance(f, Top) == positive
-        if isinstance(f, Not):
-            return self.knows(f.operand, not positive)
-        if isinstance(f, Atom):
+            value = isinstance(f, Top) == positive
+        elif isinstance(f, Not):
+            value = yield self._knows(f.operand, not positive)
+        elif isinstance(f, Atom):
             if f.predicate != "has":
-                return self.atom(f) == positive  # seen directly: known either way
-            player, card = self.player(f.arguments[0]), self.card(f.arguments[1])
-            chance = self.matrix[card, self.view.players.index(player)]
-            return chance == 1.0 if positive else chance == 0.0
-        if isinstance(f, Implies):
-            return self.knows(Or(Not(f.left), f.right), positive)
-        if isinstance(f, Iff):
+                value = self.atom(f) == positive  # seen directly: known either way
+            else:
+                player, card = self.player(f.arguments[0]), self.card(f.arguments[1])
+                chance = self.matrix[card, self.view.players.index(player)]
+                value = bool(chance == 1.0 if positive else chance == 0.0)
+        elif isinstance(f, Iff):
             both = Or(And(f.left, f.right), And(Not(f.left), Not(f.right)))
-            return self.knows(both, positive)
-        if isinstance(f, And | Or):
+            value = yield self._knows(both, positive)
+        elif isinstance(f, And | Or | Implies):
+            # a -> b is ~a | b: a disjunction whose left side has the other sign.
+            left_sign = not positive if isinstance(f, Implies) else positive
             conjunctive = isinstance(f, And) == positive
-            left, right = self.knows(f.left, positive), self.knows(f.right, positive)
+            left = yield self._knows(f.left, left_sign)
+            right = yield self._knows(f.right, positive)
             if conjunctive:
-                return left and right
-            if left or right:
-                return True
-            # Neither side known alone: only counting worlds can tell.
-            whole: Formula = f if positive else Not(f)
-            return bool(self.exact_state(whole).holds(K(self.me, whole)))
-        if isinstance(f, K | M | Kw) and f.agent == self.me:
+                value = left and right
+            elif left or right:
+                value = True
+            else:
+                # Neither side known alone: only counting worlds can tell.
+                whole: Formula = f if positive else Not(f)
+                value = bool(self.exact_state(whole).holds(K(self.me, whole)))
+        elif isinstance(f, K | M | Kw) and f.agent == self.me:
             # Introspection (S5): the agent knows what it knows and what it does not.
-            return self.truth(f) == positive
-        other: Formula = f if positive else Not(f)
-        return bool(self.exact_state(other).holds(K(self.me, other)))
+            value = (yield self._truth(f)) == positive
+        else:
+            other: Formula = f if positive else Not(f)
+            value = bool(self.exact_state(other).holds(K(self.me, other)))
+        self._known[key] = value
+        return value
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kwartet_testing import nested_formulas
+from kwartet_testing import SMALL_SETUPS, nested_formulas, random_game
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.logic import (
@@ -41,6 +41,7 @@ from kwartet_epistemic.logic import (
     Or,
     Top,
     conjunction,
+    disjunction,
     has,
     parse,
 )
@@ -166,6 +167,34 @@ def test_random_formulas_padded_past_the_recursion_limit_keep_their_value(
     deep, shallow = _pad(f, how, sys.getrecursionlimit() + 100, agent)
     expected = reference(shallow)
     assert answers(deep) == dict.fromkeys(ENGINES, expected)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    setup=st.sampled_from(SMALL_SETUPS),
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 12),
+    data=st.data(),
+)
+def test_knowledge_of_few_literals_agrees_with_the_explicit_engine_in_every_preset(
+    setup: Any, seed: int, steps: int, data: Any
+) -> None:
+    # One-literal terms of the normal form are read off the group's origin table.
+    game = random_game(setup, seed, steps)
+    players = list(game.players)
+    atoms = [has(p, c.code) for c in game.deck.cards for p in players]
+    literal = st.sampled_from(atoms).flatmap(lambda a: st.sampled_from([a, Not(a)]))
+    operand = data.draw(
+        st.lists(literal, min_size=1, max_size=3).flatmap(
+            lambda ls: st.sampled_from([conjunction(ls), disjunction(ls)])
+        )
+    )
+    agent = data.draw(st.sampled_from(players))
+    group = data.draw(st.lists(st.sampled_from(players), min_size=1, unique=True))
+    counting = kw.knowledge(game, engine="counting")
+    explicit = kw.knowledge(game, engine="explicit")
+    for query in (K(agent, operand), M(agent, operand), kw.D(group, operand), kw.E(group, operand)):
+        assert counting.holds(query) == explicit.holds(query), str(query)
 
 
 def test_shared_subformulas_are_evaluated_once_on_every_engine() -> None:

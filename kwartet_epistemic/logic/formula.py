@@ -86,6 +86,8 @@ times as long as the text syntax).  A formula built with shared parts may spell 
 text than it has nodes (``f = f & f`` 70 times is 2**70 atoms long): beyond this limit
 those refuse with :class:`FormulaTooLargeError`, and ``repr`` shows the beginning."""
 
+_DISPLAY_LIMIT = 20_000  # characters of LaTeX that Jupyter typesets
+
 SYMPY_DEPTH_LIMIT = 100
 """The deepest formula ``to_sympy`` converts (after flattening chains of ``&`` and
 ``|``): sympy's printing, hashing and simplification recurse once or more per level and
@@ -534,8 +536,13 @@ class Formula:
         """
         return _checked_text(self.fold(lambda node, texts: node._latex_from(texts)), "LaTeX")
 
-    def _repr_latex_(self) -> str:
-        return f"${self.to_latex()}$"
+    def _repr_latex_(self) -> str | None:
+        """The formula in Jupyter as typeset math; None (the text is shown) when its
+        LaTeX is longer than a page, which MathJax would take minutes to typeset."""
+        rope = self.fold(lambda node, texts: node._latex_from(texts))
+        if _rope_length(rope) > _DISPLAY_LIMIT:
+            return None
+        return f"${_join_rope(rope)}$"
 
     def to_sympy(self) -> sympy.logic.boolalg.Boolean:
         """The propositional formula as a sympy Boolean; atoms become sympy Symbols.

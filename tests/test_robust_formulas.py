@@ -197,6 +197,30 @@ def test_knowledge_of_few_literals_agrees_with_the_explicit_engine_in_every_pres
         assert counting.holds(query) == explicit.holds(query), str(query)
 
 
+_FACTORS = [f"(has(A, {c}) | has(B, {c}))" for c in ("7H", "8H", "7D", "8D", "7C", "8C")]
+
+
+def test_a_long_chain_under_k_costs_the_counting_engine_one_pass() -> None:
+    # 64 terms, then 20,000 conjuncts each already in every term: nothing to multiply.
+    text = "K_C ~(" + " & ".join(_FACTORS) + " & has(C, 7D)" * 20_000 + ")"
+    expected = reference("K_C ~(" + " & ".join(_FACTORS) + " & has(C, 7D))")
+    assert answers(text) == dict.fromkeys(ENGINES, expected)
+
+
+def test_a_normal_form_too_large_to_count_is_refused_by_counting_and_answered_by_auto() -> None:
+    factors = [f"(has(A, {c}) | has(B, {c}) | has(C, {c}))" for c in ("7H", "8H", "7D", "8D")]
+    factors += _FACTORS[4:]  # 3**4 * 2**2 = 324 terms, then 8S and 7S: 1,296 > 512
+    factors += [f"(has(B, {c}) | has(C, {c}))" for c in ("8S", "7S")]
+    text = "K_A ~(" + " & ".join(factors) + ")"
+    before = state_of(GAME)
+    with pytest.raises(kw.KwartetError, match="normal form has more than 512 terms"):
+        kw.knowledge(GAME, engine="counting").holds(text)
+    assert state_of(GAME) == before
+    expected = reference(text)
+    for engine in ("auto", "symbolic"):
+        assert kw.knowledge(GAME, engine=engine).holds(text) is expected
+
+
 def test_shared_subformulas_are_evaluated_once_on_every_engine() -> None:
     f: Formula = K("A", has("A", "7s"))
     for _ in range(80):

@@ -51,7 +51,9 @@ if TYPE_CHECKING:
 
 __all__ = ["canonical_formula", "evaluate", "UnsupportedFormulaError"]
 
-_MAX_TERMS = 512
+_MAX_TERMS = 512  # terms of a conjunction's normal form
+_MAX_COUNTS = 4096  # terms of a disjunction's: each is one count of worlds
+_MAX_WORK = 4_000_000  # unions and term copies of one normal form: a few seconds
 
 
 class UnsupportedFormulaError(KwartetError):
@@ -272,82 +274,137 @@ def _knows(state: EpistemicState, group: Sequence[str], operand: Formula) -> boo
 
 
 Term = frozenset[Literal]
+Normal = tuple[list[Term], Term]
+"""A disjunctive normal form: its terms, and literals that every term has."""
 
 
-def _product(left: list[Term], right: list[Term], f: Formula) -> list[Term]:
-    """The consistent unions of a term of ``left`` and one of ``right``, each once."""
-    found: dict[Term, None] = {}
-    for a in left:
-        for b in right:
-            small, large = (a, b) if len(a) <= len(b) else (b, a)
-            if any((c, p, not s) in large for c, p, s in small):
-                continue
-            found[a | b] = None
-            if len(found) > _MAX_TERMS:
-                raise UnsupportedFormulaError(
-                    f"formula {formula_excerpt(f)}: its normal form has more than "
-                    f"{_MAX_TERMS} terms"
-                )
-    return list(found)
+def _conjunctive(f: Formula, positive: bool) -> bool:
+    """Whether ``f`` (negated if not ``positive``), an ``&``, ``|`` or ``->``, is a
+    conjunction of its sides (else it is a disjunction: ``a -> b`` is ``~a | b``)."""
+    return positive if isinstance(f, And) else not positive
 
 
-def _sum(left: list[Term], right: list[Term]) -> list[Term]:
-    """The terms of ``left`` and of ``right``, each once (one empty term if either has
-    it: the disjunction is then always true)."""
-    if frozenset() in left or frozenset() in right:
-        return [frozenset()]
-    if not left or not right:
-        return left or right
-    return list(dict.fromkeys(left + right))
+def _chain(f: Formula, positive: bool) -> tuple[bool, list[tuple[Formula, bool]]]:
+    """The operands (and their signs) of the longest chain of conjunctions, or of
+    disjunctions, below ``f``, seen through negations; left to right."""
+    conjunctive = _conjunctive(f, positive)
+    parts: list[tuple[Formula, bool]] = []
+    stack = [(f, positive)]
+    while stack:
+        g, sign = stack.pop()
+        while isinstance(g, Not):
+            g, sign = g.operand, not sign
+        if isinstance(g, And | Or | Implies) and _conjunctive(g, sign) == conjunctive:
+            stack.append((g.right, sign))
+            stack.append((g.left, not sign if isinstance(g, Implies) else sign))
+        else:
+            parts.append((g, sign))
+    return conjunctive, parts
 
 
 def _dnf(state: EpistemicState, root: Formula, positive: bool) -> list[Term]:
-    """``root`` (negated if not ``positive``) as a list of conjunctions of literals; each
-    (subformula, sign) is worked out once, without recursion."""
-    memo: dict[tuple[int, bool], list[Term]] = {}
+    """``root`` (negated if not ``positive``) as a list of conjunctions of literals.
 
-    def terms(f: Formula, positive: bool) -> Step[list[Term]]:
+    Each (subformula, sign) is worked out once, without recursion; a chain of ``&`` or
+    of ``|`` is one step over its operands.  Refused with UnsupportedFormulaError when
+    a conjunction has more than ``_MAX_TERMS`` terms, a disjunction more than
+    ``_MAX_COUNTS`` (each is one count of worlds), or the whole takes more than
+    ``_MAX_WORK`` steps, so that no formula takes more than a few seconds here."""
+    memo: dict[tuple[int, bool], Normal] = {}
+    budget = [_MAX_WORK]
+
+    def spend(steps: int) -> None:
+        budget[0] -= steps
+        if budget[0] < 0:
+            raise UnsupportedFormulaError(
+                f"formula {formula_excerpt(root)}: its normal form takes more than "
+                f"{_MAX_WORK:,} steps to work out"
+            )
+
+    def product(left: Normal, right: Normal, f: Formula) -> Normal:
+        """The consistent unions of a term of ``left`` and one of ``right``, each once."""
+        (left_terms, left_sure), (right_terms, right_sure) = left, right
+        if len(right_terms) == 1 and right_terms[0] <= left_sure:
+            return left  # every term of left has it already: a long chain costs nothing
+        if len(left_terms) == 1 and left_terms[0] <= right_sure:
+            return right
+        spend(len(left_terms) * len(right_terms))
+        found: dict[Term, None] = {}
+        for a in left_terms:
+            for b in right_terms:
+                small, large = (a, b) if len(a) <= len(b) else (b, a)
+                if any((c, p, not s) in large for c, p, s in small):
+                    continue
+                found[a | b] = None
+                if len(found) > _MAX_TERMS:
+                    raise UnsupportedFormulaError(
+                        f"formula {formula_excerpt(f)}: its normal form has more than "
+                        f"{_MAX_TERMS:,} terms"
+                    )
+        return list(found), left_sure | right_sure
+
+    def union(normals: list[Normal], f: Formula) -> Normal:
+        """The terms of all ``normals``, each once (one empty term if any has it)."""
+        found: dict[Term, None] = {}
+        sure: Term | None = None
+        for part_terms, part_sure in normals:
+            spend(len(part_terms))
+            if frozenset() in part_terms:
+                return [frozenset()], frozenset()
+            if part_terms:
+                found.update(dict.fromkeys(part_terms))
+                sure = part_sure if sure is None else sure & part_sure
+            if len(found) > _MAX_COUNTS:
+                raise UnsupportedFormulaError(
+                    f"formula {formula_excerpt(f)}: its normal form has more than "
+                    f"{_MAX_COUNTS:,} terms"
+                )
+        return list(found), frozenset() if sure is None else sure
+
+    def terms(f: Formula, positive: bool) -> Step[Normal]:
         key = (id(f), positive)
         known = memo.get(key)
         if known is not None:
             return known
-        result: list[Term]
+        result: Normal
         if isinstance(f, Top | Bottom):
-            result = [frozenset()] if isinstance(f, Top) == positive else []
+            result = ([frozenset()] if isinstance(f, Top) == positive else [], frozenset())
         elif isinstance(f, Atom):
             card, player = _atom(state, f)
-            result = [frozenset({(card, player, positive)})]
+            literal = frozenset({(card, player, positive)})
+            result = ([literal], literal)
         elif isinstance(f, Not):
             result = yield terms(f.operand, not positive)
         elif isinstance(f, And | Or | Implies):
-            # a -> b is ~a | b; a conjunction when true, a disjunction when false ...
-            left_sign = positive if not isinstance(f, Implies) else not positive
-            conjunctive = positive if isinstance(f, And) else not positive
-            left = yield terms(f.left, left_sign)
-            if conjunctive and not left:
-                result = []
-            elif not conjunctive and frozenset() in left:
-                result = [frozenset()]
+            conjunctive, parts = _chain(f, positive)
+            spend(len(parts))
+            if conjunctive:
+                result = ([frozenset()], frozenset())
+                for g, sign in parts:
+                    result = product(result, (yield terms(g, sign)), f)
+                    if not result[0]:
+                        break  # false: the other operands do not matter
             else:
-                right = yield terms(f.right, positive)
-                result = _product(left, right, f) if conjunctive else _sum(left, right)
+                normals: list[Normal] = []
+                for g, sign in parts:
+                    normals.append((yield terms(g, sign)))
+                    if frozenset() in normals[-1][0]:
+                        break  # true: the other operands do not matter
+                result = union(normals, f)
         elif isinstance(f, Iff):
             left_true, left_false = (yield terms(f.left, True)), (yield terms(f.left, False))
             right_true, right_false = (yield terms(f.right, True)), (yield terms(f.right, False))
             if positive:
-                result = _sum(
-                    _product(left_true, right_true, f), _product(left_false, right_false, f)
-                )
+                pairs = [(left_true, right_true), (left_false, right_false)]
             else:
-                result = _sum(
-                    _product(left_true, right_false, f), _product(left_false, right_true, f)
-                )
+                pairs = [(left_true, right_false), (left_false, right_true)]
+            result = union([product(a, b, f) for a, b in pairs], f)
         else:
             raise UnsupportedFormulaError(f"formula {formula_excerpt(f)} is not propositional")
         memo[key] = result
         return result
 
-    return run(terms(root, positive))
+    return run(terms(root, positive))[0]
 
 
 def _fallback(state: EpistemicState, f: Formula) -> bool:

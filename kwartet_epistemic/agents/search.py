@@ -506,7 +506,7 @@ class Playout:
         n = self.n_players
         rank = rng.permutation(len(self.view.deck) * n).tolist() if self.weighted else []
         dead_cards = 0
-        for name in ("aside", "middle", "face down"):
+        for name in ("aside", "middle"):
             for c in piles.get(name, ()):
                 dead_cards |= 1 << c
         return PreparedWorld(tuple(hands), tuple(stock), rank, dead_cards)

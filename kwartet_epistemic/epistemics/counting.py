@@ -495,10 +495,15 @@ class WorldCounter:
         self._origins_done = False
         self._backward: list[np.ndarray] | None = None
         self._dead_worlds: WorldCounter | None = None
+        self._stuck_worlds: WorldCounter | None = None
         # Worlds of the programme itself, before the "game goes on" correction below.
         if self.zero:
             self.programme_count = 0
-        elif marginals and (all_dead or not history.game_goes_on_with_dead_cards()):
+        elif (
+            marginals
+            and (all_dead or not history.game_goes_on_with_dead_cards())
+            and history.mover_stuck() is None
+        ):
             # No dead-card correction to come: the marginals in the same run.
             self.programme_count = self._run(list(range(len(self.tables))))
             self._finish_origins()
@@ -514,6 +519,17 @@ class WorldCounter:
                 history, viewers, restrict, all_dead=True, stable_layout=stable_layout
             )
             self.count -= self._dead_worlds.count
+        # Memory Kwartet: the player to move can ask (else the turn would have passed);
+        # take away the worlds in which they could not (counted with the dead-card rule).
+        stuck = None if all_dead or not self.count else history.mover_stuck()
+        if stuck is not None:
+            self._stuck_worlds = WorldCounter(
+                stuck, viewers, restrict, marginals=marginals, stable_layout=stable_layout
+            )
+            if self._stuck_worlds.count:
+                self.count -= self._stuck_worlds.count
+            else:
+                self._stuck_worlds = None
 
     def _viewer_rules(self) -> tuple[dict[int, int], int]:
         """The viewers' private information as mask rules: each of their own cards may
@@ -806,11 +822,12 @@ class WorldCounter:
         origins = self._origin_array(self._width() != "narrow")
         for card, slot in self.fixed.items():
             origins[card, slot] = self.programme_count
-        if self._dead_worlds is not None:
-            dead = self._dead_worlds.origin_table()
-            if dead.dtype != origins.dtype:
-                origins, dead = origins.astype(object), dead.astype(object)
-            origins = origins - dead
+        for other in (self._dead_worlds, self._stuck_worlds):
+            if other is not None:
+                taken = other.origin_table()
+                if taken.dtype != origins.dtype:
+                    origins, taken = origins.astype(object), taken.astype(object)
+                origins = origins - taken
         self._origins = origins
         self._origins_done = True
 
@@ -838,16 +855,32 @@ class WorldCounter:
         """One world drawn exactly uniformly: card -> origin slot."""
         if self.count == 0:
             raise ValueError("no world is possible")
-        if self._dead_worlds is None:
+        if self._dead_worlds is None and self._stuck_worlds is None:
             return self._sample_all(rng)
-        dead = self.history.dead_slots
-        live = [
-            f for f in range(self.history.deck.n_families) if f not in self.history.exposed_families
-        ]
+        n_cards = len(self.history.deck)
         while True:  # rejection keeps the draw exactly uniform
             origins = self._sample_all(rng)
-            if any(all(not dead >> origins[4 * f + i] & 1 for i in range(4)) for f in live):
+            row = np.array([[origins.get(c, -1) for c in range(n_cards)]], dtype=np.int64)
+            if self._excluded(row)[0] == 0:
                 return origins
+
+    def _excluded(self, worlds: np.ndarray) -> np.ndarray:
+        """For rows of origin slots (one column per card): 1 where the world is one that
+        the programme counts but the corrections take away (every unexposed family has
+        a dead card; the mover could not ask), else 0."""
+        history = self.history
+        out = np.zeros(len(worlds), dtype=bool)
+        if self._dead_worlds is not None:
+            dead = history.dead_slots
+            is_dead = ((dead >> np.maximum(worlds, 0)) & 1).astype(bool)
+            live = [f for f in range(history.deck.n_families) if f not in history.exposed_families]
+            ok = np.zeros(len(worlds), dtype=bool)
+            for f in live:
+                ok |= ~is_dead[:, 4 * f : 4 * f + 4].any(axis=1)
+            out |= ~ok
+        if self._stuck_worlds is not None and history.to_move is not None:
+            out |= _stuck_rows(history, history.to_move, worlds)
+        return out.astype(np.int8)
 
     def sample_many(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """``n`` worlds drawn exactly and independently uniformly, vectorised: an
@@ -872,19 +905,9 @@ class WorldCounter:
                     result[i, card] = slot
             return result
         result = self._sample_many_all(n, rng)
-        if self._dead_worlds is not None:
-            dead = self.history.dead_slots
-            live = [
-                f
-                for f in range(self.history.deck.n_families)
-                if f not in self.history.exposed_families
-            ]
+        if self._dead_worlds is not None or self._stuck_worlds is not None:
             while True:  # rejection keeps every draw exactly uniform
-                is_dead = (dead >> np.maximum(result, 0)) & 1
-                ok = np.zeros(n, dtype=bool)
-                for f in live:
-                    ok |= ~is_dead[:, 4 * f : 4 * f + 4].astype(bool).any(axis=1)
-                bad = np.flatnonzero(~ok)
+                bad = np.flatnonzero(self._excluded(result))
                 if not len(bad):
                     break
                 result[bad] = self._sample_many_all(len(bad), rng)
@@ -937,6 +960,34 @@ class WorldCounter:
                     break
                 pick -= w
         return origins
+
+
+def _holds_condition(mask: int, origins: np.ndarray) -> np.ndarray:
+    """Where a clause condition (a slot mask; -1 or all ones: always) holds for a column
+    of origin slots."""
+    if mask == -1:
+        return np.ones(len(origins), dtype=bool)
+    return ((mask >> np.maximum(origins, 0)) & 1).astype(bool) & (origins >= 0)
+
+
+def _stuck_rows(history: PublicHistory, player: str, worlds: np.ndarray) -> np.ndarray:
+    """For rows of origin slots: True where ``player`` could not ask now (every family's
+    condition of :meth:`PublicHistory.cannot_ask_conditions` holds)."""
+    stuck = np.ones(len(worlds), dtype=bool)
+    for f, kind, conditions in history.cannot_ask_conditions(player):
+        held = [
+            _holds_condition(mask, worlds[:, 4 * f + i])
+            for i, mask in enumerate(conditions)
+            if mask != IGNORED
+        ]
+        if not held:
+            continue
+        some = np.logical_or.reduce(held)
+        if kind == "none":
+            stuck &= ~some
+        else:
+            stuck &= np.logical_and.reduce(held) | ~some
+    return stuck
 
 
 def exact_probabilities(counts: np.ndarray, total: int) -> np.ndarray:

@@ -38,7 +38,7 @@ EXPLICIT_LIMIT = 2_100_000
 
 def enumerate_origins(counter: WorldCounter, limit: int = EXPLICIT_LIMIT) -> np.ndarray:
     """Every world of ``counter`` as a row of origin slots, one column per card."""
-    total = counter.programme_count  # enumerated first, filtered by the dead-card rule after
+    total = counter.programme_count  # enumerated first, then filtered (see below)
     if total > limit:
         raise ModelTooLargeError(
             f"the explicit engine builds at most {limit:,} worlds; this state has {total:,} "
@@ -75,15 +75,8 @@ def enumerate_origins(counter: WorldCounter, limit: int = EXPLICIT_LIMIT) -> np.
             return np.zeros((0, n_cards), dtype=np.int16)
         origins = np.concatenate(pieces_o)
         remaining = np.concatenate(pieces_r)
-    history = counter.history
-    if counter._dead_worlds is not None:
-        dead = history.dead_slots
-        is_dead = (dead >> origins.astype(np.int64)) & 1
-        live = [f for f in range(history.deck.n_families) if f not in history.exposed_families]
-        keep = np.zeros(len(origins), dtype=bool)
-        for f in live:
-            keep |= ~is_dead[:, 4 * f : 4 * f + 4].any(axis=1)
-        origins = origins[keep]
+    if len(origins):  # the dead-card rule and "the mover can ask" filter the rows
+        origins = origins[counter._excluded(origins.astype(np.int64)) == 0]
     return origins
 
 

@@ -145,6 +145,9 @@ class PublicHistory:
         # nobody could ask).
         self.hand_sizes: dict[str, int] = dict.fromkeys(self.players, 0)
         self._after_refusal = False
+        # The player to move now (None before the first turn and after the end).
+        self.to_move: str | None = None
+        self._stuck: tuple[tuple[int, int], PublicHistory | None] | None = None
         self.events_seen = 0
         self._dirty = True
         # Families whose cards moved (or all, after a deal or a draw) since the last
@@ -306,6 +309,7 @@ class PublicHistory:
             self._dirty = False
         if kind is Asked:
             assert isinstance(event, Asked)
+            self.to_move = event.asker
             self._asked(event.asker, event.card)
         elif kind is Answered:
             assert isinstance(event, Answered)
@@ -336,20 +340,33 @@ class PublicHistory:
             self.location[c] = "middle"
         elif kind is TurnPassed:
             assert isinstance(event, TurnPassed)
+            self.to_move = event.player
             for player in event.cannot_ask:
                 self._cannot_ask(player)
         elif kind is GameEnded:
             assert isinstance(event, GameEnded)
             self.game_over = True
+            self.to_move = None
             self.version += 1
-            piles = 0
-            for slot in (self.aside_slot, self.middle_slot):
-                if slot >= 0:
-                    piles |= 1 << slot
-            for card in event.revealed:
+            # The end shows the set-aside cards, then the middle ones (GameEnded lists
+            # them so), and the deal said how many were set aside: each revealed card is
+            # known to lie in its own pile.
+            n_aside = self.capacity[self.aside_slot] if self.aside_slot >= 0 else 0
+            for position, card in enumerate(event.revealed):
+                slot = self.aside_slot if position < n_aside else self.middle_slot
+                pile = "aside" if position < n_aside else "middle"
+                if slot < 0:
+                    raise InconsistentRecordError(
+                        f"the end reveals {card.code} from a pile the rules do not have"
+                    )
                 if self.location[card.index] is None:
-                    self._restrict(card.index, piles)
-                    self.location[card.index] = "face down"
+                    self._restrict(card.index, 1 << slot)
+                    self.location[card.index] = pile
+                elif self.location[card.index] != pile:
+                    raise InconsistentRecordError(
+                        f"the end reveals {card.code} in the {pile} pile, but it was with "
+                        f"{self.location[card.index]}"
+                    )
 
     def _move_hand_size(self, player: str, change: int) -> None:
         if player in self.hand_sizes:
@@ -420,23 +437,71 @@ class PublicHistory:
         if not self.rules.bluffing:
             self._lacks(asker, card.index)
 
-    def _cannot_ask(self, player: str) -> None:
-        """``player`` holds cards but could not ask (without bluffing): of every unexposed
-        family they hold either nothing, or every card that is not face up."""
+    def cannot_ask_conditions(self, player: str) -> list[tuple[int, str, tuple[int, ...]]]:
+        """What "``player`` holds cards but cannot ask now" (without bluffing) says, per
+        unexposed family: ``(family, "none", conditions)``, they hold none of its cards,
+        where no card of it lies face up; else ``(family, "allornone", conditions)``, all
+        of its hidden cards or none (face-up cards ``IGNORED``).  Conditions are slot
+        masks of "card i of the family is with ``player`` now"."""
+        result: list[tuple[int, str, tuple[int, ...]]] = []
         for f in range(self.deck.n_families):
             if f in self.exposed_families:
                 continue
             cards = [c.index for c in self.deck.family_cards(f)]
             face_up = [self.location[c] == "middle" for c in cards]
-            if not any(face_up):
-                for c in cards:
-                    self._lacks(player, c)
-                continue
             conditions = tuple(
                 IGNORED if up else self._condition(c, player)
                 for c, up in zip(cards, face_up, strict=True)
             )
-            self._add_clause(f, Clause("allornone", conditions))  # type: ignore[arg-type]
+            result.append((f, "allornone" if any(face_up) else "none", conditions))
+        return result
+
+    def _cannot_ask(self, player: str) -> None:
+        """``player`` holds cards but could not ask: apply :meth:`cannot_ask_conditions`."""
+        for f, kind, conditions in self.cannot_ask_conditions(player):
+            if kind == "none":
+                for c in self.deck.family_cards(f):
+                    self._lacks(player, c.index)
+            else:
+                self._add_clause(f, Clause("allornone", conditions))  # type: ignore[arg-type]
+
+    def mover_stuck(self) -> PublicHistory | None:
+        """The player to move can ask (or the turn would have passed on): in Memory
+        Kwartet, where face-up cards block asks, that excludes some worlds.  Returns a
+        copy of this history in which the mover could *not* ask (the worlds to take away),
+        or None when nothing is excluded: nobody to move, bluffing (one's own cards are
+        always askable), no card face up, or no world in which the mover is stuck.  Every
+        earlier moment at which a player could ask is followed by their ask, which says
+        as much; only the present moment needs this."""
+        player = self.to_move
+        if not self.rules.memory_cards or player is None or self.rules.bluffing:
+            return None
+        if self.game_over or not any(where == "middle" for where in self.location):
+            return None
+        key = (self.events_seen, self.version)
+        cached = self._stuck
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        twin = self._mover_stuck(player)
+        self._stuck = (key, twin)
+        return twin
+
+    def _mover_stuck(self, player: str) -> PublicHistory | None:
+        conditions = self.cannot_ask_conditions(player)
+        for _, kind, conds in conditions:
+            if kind == "none" and any(c == -1 for c in conds):
+                return None  # the mover is seen holding a card that is surely askable
+        twin = self.copy()
+        twin.to_move = None
+        twin._stuck = None
+        try:
+            twin._cannot_ask(player)
+            if twin._dirty and twin._dealt:
+                twin._add_not_all_clauses()
+                twin._dirty = False
+        except InconsistentRecordError:
+            return None
+        return twin
 
     def _add_not_all_clauses(self) -> None:
         families, self._dirty_families = self._dirty_families, set()

@@ -26,15 +26,10 @@ from kwartet_epistemic.cards import Card
 from kwartet_epistemic.epistemics.counting import WorldCounter, exact_probabilities
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
 from kwartet_epistemic.errors import KwartetError
-from kwartet_epistemic.events import Dealt, Drew, Event, GameEnded, QuartetExposed
+from kwartet_epistemic.events import Drew, Event, QuartetExposed
 from kwartet_epistemic.game import Game, PlayerView
 
 __all__ = ["EpistemicState", "World", "knowledge", "UnknownToViewerError"]
-
-
-# What the public history calls a card revealed face down at the end (its pile is told
-# by :meth:`EpistemicState._revealed_pile`).
-FACE_DOWN = "face down"
 
 
 class UnknownToViewerError(KwartetError):
@@ -259,9 +254,7 @@ class EpistemicState:
         self._catch_up()
         history = self._history
         where = history.location[c]
-        if where == FACE_DOWN:  # revealed at the end, still in its pile
-            return self._revealed_pile(c)
-        if where is not None:
+        if where is not None:  # seen: a player, "exposed", or (revealed at the end) a pile
             return "exposed" if where == "exposed" else where
         if self.engine in ("auto", "counting"):
             cached = self._places.get(player)  # only ever holds players of the game
@@ -277,24 +270,6 @@ class EpistemicState:
             slots = self._symbolic().possible_origins(player, c)
         places = {history.slot_owner[s] or history.slot_names[s] for s in slots}
         return places.pop() if len(places) == 1 else None
-
-    def _revealed_pile(self, c: int) -> str:
-        """The pile ("aside" or "middle") of card ``c``, revealed at the end of the game.
-
-        The record narrows a revealed card to the face-down piles; with only one pile in
-        the rules that names it.  With both, the end reveals the set-aside cards first and
-        then the middle (as :class:`~kwartet_epistemic.events.GameEnded` lists them), and
-        the deal says how many were set aside."""
-        history = self._history
-        slots = [s for s in (history.aside_slot, history.middle_slot) if s >= 0]
-        possible = [s for s in slots if history.allowed[c] >> s & 1]
-        if len(possible) == 1:
-            return history.slot_names[possible[0]]
-        record = self._record()
-        ended = next(e for e in reversed(record) if isinstance(e, GameEnded))
-        dealt = next(e for e in record if isinstance(e, Dealt))
-        position = [card.index for card in ended.revealed].index(c)
-        return "aside" if position < dealt.aside_size else "middle"
 
     def _known_places(self, player: str) -> list[str | None]:
         """For every card, where ``player`` knows it lies (from the counting engine's

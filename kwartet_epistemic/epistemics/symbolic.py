@@ -148,6 +148,24 @@ class SymbolicKwartet:
                     none_dead &= ~self._origin_in(4 * f + i, dead)
                 live |= none_dead
             law &= live
+        stuck = history.mover_stuck()
+        if stuck is not None and history.to_move is not None:
+            # Memory Kwartet: the player to move can ask.
+            cannot = manager.true
+            for f, kind, conditions in history.cannot_ask_conditions(history.to_move):
+                held = [
+                    self._origin_in(4 * f + i, mask)
+                    for i, mask in enumerate(conditions)
+                    if mask != IGNORED
+                ]
+                if not held:
+                    continue
+                some = reduce(lambda a, b: a | b, held)
+                if kind == "none":
+                    cannot &= ~some
+                else:
+                    cannot &= reduce(lambda a, b: a & b, held) | ~some
+            law &= ~cannot
         self.law = law
         players = history.players
         own: dict[str, set[str]] = {}

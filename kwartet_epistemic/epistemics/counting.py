@@ -74,7 +74,7 @@ _NARROW = 1 << 63  # answers below this are exact modulo 2^64 and fit a signed i
 _WIDE = 1 << 127  # the same for the kernel's 128-bit arithmetic
 _MAX_KERNEL_DIMS = 32  # the kernel's limit on capacity dimensions
 _MEMO_LIMIT = 20_000
-_CACHE_LIMIT = 100_000
+_CACHE_LIMIT = 20_000  # entries of a few KiB each: tens of MiB at most
 
 
 def kernel_available() -> bool:
@@ -469,7 +469,7 @@ class WorldCounter:
         self.tables: list[FamilyPoly] = []
         self.table_families: list[int] = []
         dead = history.dead_slots if all_dead else 0
-        layout = _LAYOUTS.setdefault((room_mask, dim_key, dead), len(_LAYOUTS))
+        layout = _layout_number((room_mask, dim_key, dead))
         for f in range(n_families):
             if self.zero:
                 break
@@ -1026,7 +1026,19 @@ def _owner_matrix(history: PublicHistory, dtype: np.dtype[Any]) -> np.ndarray:
 _MISSING = object()
 _LAYOUTS: dict[tuple[int, tuple[int, ...], int], int] = {}
 """Table layouts (slots with room, dimensions, dead slots) numbered, so that a family's
-tables are found by a small key."""
+tables are found by a small key.  Bounded: past ``_MAX_LAYOUTS`` it starts afresh, and
+numbers are never given twice (a table kept under an old number is simply not found)."""
+_MAX_LAYOUTS = 4096
+_LAYOUT_NUMBERS = itertools.count()
+
+
+def _layout_number(key: tuple[int, tuple[int, ...], int]) -> int:
+    number = _LAYOUTS.get(key)
+    if number is None:
+        if len(_LAYOUTS) >= _MAX_LAYOUTS:
+            _LAYOUTS.clear()
+        number = _LAYOUTS[key] = next(_LAYOUT_NUMBERS)
+    return number
 
 
 def _uniform_below(bound: int, rng: np.random.Generator) -> int:

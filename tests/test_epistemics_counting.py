@@ -10,7 +10,6 @@ drawn so far, in order.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 from collections import Counter
 from fractions import Fraction
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from brute_force import actual_key, brute_worlds
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -62,88 +62,15 @@ def test_reference_positions_public_and_per_player_world_counts(index: int, engi
 # ----- brute force ------------------------------------------------------------------
 
 
-def _all_deals(game: kw.Game):
-    """Every deal with the same public sizes: (hands, stock bottom-to-top, aside, middle)."""
-    deal = game.initial_deal
-    sizes = [len(deal["hands"][p]) for p in game.players]
-    n_stock, n_aside, n_middle = len(deal["stock"]), len(deal["aside"]), len(deal["middle"])
-    cards = [c.code for c in game.deck.cards]
-
-    def split(pool: list[str], sizes: list[int]):
-        if not sizes:
-            yield []
-            return
-        for chosen in itertools.combinations(pool, sizes[0]):
-            rest = [c for c in pool if c not in chosen]
-            for tail in split(rest, sizes[1:]):
-                yield [list(chosen), *tail]
-
-    for parts in split(cards, [*sizes, n_aside, n_middle, n_stock]):
-        hands = dict(zip(game.players, parts[: len(sizes)], strict=True))
-        aside, middle, stock = parts[len(sizes) :]
-        for stock_order in itertools.permutations(stock) if n_stock else [()]:
-            for middle_order in itertools.permutations(middle) if n_middle else [()]:
-                yield hands, list(stock_order), aside, list(middle_order)
-
-
 def _brute_worlds(game: kw.Game):
-    """World key -> (current hands, each player's private key), for every consistent deal."""
-    target = game.record
-    worlds = {}
-    for hands, stock, aside, middle in _all_deals(game):
-        try:
-            replay = kw.Game(
-                game.deck,
-                game.players,
-                hands,
-                dealer=game.dealer,
-                rules=game.rules,
-                stock=stock,
-                aside=aside,
-                middle=middle,
-            )
-            for action in game.actions:
-                if action[0] == "ask":
-                    replay.ask(action[2], action[3], asker=action[1])
-                else:
-                    replay.turn_over(action[2])
-        except kw.KwartetError:
-            continue
-        if replay.record != target:
-            continue
-        draws = tuple(e.card.code for e in replay.events if isinstance(e, Drew))
-        key = (
-            tuple(tuple(sorted(hands[p])) for p in game.players),
-            tuple(sorted(aside)),
-            tuple(sorted(middle)),
-            draws,
-        )
-        private = {}
-        for p in game.players:
-            own_draws = tuple(
-                (i, e.card.code)
-                for i, e in enumerate(x for x in replay.events if isinstance(x, Drew))
-                if e.player == p
-            )
-            private[p] = (tuple(sorted(hands[p])), own_draws)
-        current = {p: {c.code for c in replay.hand(p)} for p in game.players}
-        worlds[key] = (current, private)
-    return worlds
+    """World key -> (current hands, each player's private key), for every consistent deal
+    (the brute force of :mod:`brute_force`)."""
+    return {key: (w.current, w.private) for key, w in brute_worlds(game).items()}
 
 
 def _brute_player_worlds(game: kw.Game, worlds: dict, player: str) -> list:
-    actual = _brute_key_of(game, player)
+    actual = actual_key(game, player)
     return [w for w in worlds.values() if w[1][player] == actual]
-
-
-def _brute_key_of(game: kw.Game, player: str):
-    deal = game.initial_deal
-    own_draws = tuple(
-        (i, e.card.code)
-        for i, e in enumerate(x for x in game.events if isinstance(x, Drew))
-        if e.player == player
-    )
-    return (tuple(sorted(deal["hands"][player])), own_draws)
 
 
 SMALL_SETUPS = [
@@ -220,7 +147,9 @@ def _has_draw_not_after_a_refusal(game: kw.Game) -> bool:
     )
 
 
-@pytest.mark.parametrize("setup", RUN_OF_DRAWS_SETUPS, ids=lambda s: "+".join(map(str, s[3].values())))
+@pytest.mark.parametrize(
+    "setup", RUN_OF_DRAWS_SETUPS, ids=lambda s: "+".join(map(str, s[3].values()))
+)
 def test_runs_of_draws_keep_the_no_complete_family_rule_on_every_engine(setup) -> None:
     # Each draw of a run starts from a settled moment (the previous draw's quartet, if
     # any, is laid down first); these seeds include runs that the engines once got wrong.

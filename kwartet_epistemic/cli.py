@@ -20,37 +20,26 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 
 from kwartet_epistemic.agents.agent import make_player
-from kwartet_epistemic.cards import Card, Deck, bundled_packs
+from kwartet_epistemic.cards import Deck, bundled_packs
 from kwartet_epistemic.demo import run_demo
 from kwartet_epistemic.errors import GameSetupError, KwartetError, RuleOptionError
-from kwartet_epistemic.events import transcript
-from kwartet_epistemic.game import Ask, Game, PlayerView, parse_ask
-from kwartet_epistemic.opponents import ComputerPlayer, opponent_names
+from kwartet_epistemic.game import Game
+from kwartet_epistemic.opponents import opponent_names
+from kwartet_epistemic.play import Session
 from kwartet_epistemic.record import GameRecord
 from kwartet_epistemic.rules import PRESETS, RuleSet
 
 __all__ = ["main", "deck_from_option", "rules_from_options"]
 
 SEAT_LETTERS = "ABCDEFGH"
-RECENT_LINES = 12  # record lines shown before each of the human's turns, at most
-
-PLAY_HELP = """\
-Commands (type them at the prompt):
-  B QH                          ask B for the queen of hearts (QH, Q♥, "queen of hearts")
-  B, may I have the 7 of clubs? the same, in words
-  turn N                        Memory Kwartet: turn over face-down middle card N
-  hand                          show your hand, hand sizes and quartets again
-  asks                          list the asks you may make now
-  log                           the whole record so far
-  save FILE                     save the game as a JSON record (kwartet replay FILE)
-  help                          this text
-  quit                          stop playing (saves to --save FILE if given)
-"""
+#: The computer players of ``kwartet play`` unless --opponents says otherwise: the
+#: Monte Carlo search with a 300 ms budget per decision (a computer move takes <= 1 s).
+DEFAULT_OPPONENTS = "search[ms=300]"
 
 
 class _UsageError(Exception):
@@ -169,193 +158,6 @@ def _add_game_options(parser: argparse.ArgumentParser, default_players: int) -> 
 # ----- kwartet play -----------------------------------------------------------------
 
 
-def _card_text(deck: Deck, card: Card) -> str:
-    """How a card is shown to the human: its code for rank decks, its label for themes."""
-    return card.code if deck.name in ("piquet", "standard") else card.name
-
-
-def _hand_by_family(view: PlayerView) -> str:
-    groups: dict[str, list[str]] = {}
-    for card in view.hand:
-        groups.setdefault(view.deck.family_titles[card.family_index], []).append(
-            _card_text(view.deck, card)
-        )
-    return " | ".join(f"{title}: {' '.join(cards)}" for title, cards in groups.items()) or "-"
-
-
-def _status(view: PlayerView) -> str:
-    """The human's hand grouped by family, hand sizes, quartets and piles."""
-    me = view.player
-    lines = [f"Your hand ({len(view.hand)}): {_hand_by_family(view)}"]
-    sizes = ", ".join(
-        f"{p} {view.hand_sizes[p]}{' (you)' if p == me else ''}" for p in view.players
-    )
-    lines.append(f"Hand sizes: {sizes}")
-    if view.exposed:
-        laid = ", ".join(
-            f"{view.deck.family_title(f)} ({owner})" for f, owner in view.exposed.items()
-        )
-        lines.append(f"Quartets laid down: {laid}")
-    else:
-        lines.append("Quartets laid down: none yet")
-    if view.rules.draw_pile:
-        lines.append(f"Stock: {view.stock_size} cards")
-    if view.middle:
-        slots = ", ".join(
-            f"[{i}] {'face down' if c is None else _card_text(view.deck, c)}"
-            for i, c in enumerate(view.middle)
-        )
-        lines.append(f"Middle: {slots}")
-    return "\n".join(lines)
-
-
-def _list_asks(view: PlayerView) -> str:
-    by_target: dict[str, list[str]] = {}
-    for ask in view.legal_asks():
-        by_target.setdefault(ask.target, []).append(_card_text(view.deck, ask.card))
-    if not by_target:
-        return "You have no ask to make now."
-    return "\n".join(f"  {target} {' '.join(cards)}" for target, cards in by_target.items())
-
-
-def _outcome(game: Game, human: str) -> str:
-    winners = game.winners
-    if human in winners:
-        return "You win!" if len(winners) == 1 else "You share the win."
-    return f"{' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}."
-
-
-class _Session:
-    """One terminal game: the human at ``human``'s seat, computer players elsewhere."""
-
-    def __init__(
-        self,
-        game: Game,
-        human: str,
-        opponents: dict[str, ComputerPlayer],
-        inp: TextIO,
-        out: TextIO,
-        save_path: str | None,
-    ) -> None:
-        self.game, self.human, self.opponents = game, human, opponents
-        self.inp, self.out, self.save_path = inp, out, save_path
-        self.shown = 0  # record events already printed
-
-    def say(self, text: str = "") -> None:
-        print(text, file=self.out)
-
-    def show_new_record(self, limit: int | None = None) -> None:
-        record = self.game.view(self.human).record
-        lines = transcript(record[self.shown :]).splitlines() if len(record) > self.shown else []
-        if limit is not None and len(lines) > limit:
-            self.say(f"  ... ({len(lines) - limit} earlier lines: type 'log' to see them)")
-            lines = lines[-limit:]
-        for line in lines:
-            self.say(f"  {line}")
-        self.shown = len(record)
-
-    def save(self, path: str) -> None:
-        try:
-            self.game.save(path)
-        except OSError as err:
-            self.say(f"Could not save to {path}: {err.strerror or err}")
-        else:
-            self.say(f"Saved the game to {path} (kwartet replay {path}).")
-
-    def run(self) -> int:
-        game = self.game
-        while True:
-            self.move_opponents()
-            if game.is_over:
-                self.show_new_record(RECENT_LINES)
-                self.say(_outcome(game, self.human))
-                if self.save_path:
-                    self.save(self.save_path)
-                return 0
-            self.show_new_record(RECENT_LINES)
-            self.say(_status(game.view(self.human)))
-            if not self.human_turn():
-                if self.save_path:
-                    self.save(self.save_path)
-                return 0
-
-    def move_opponents(self) -> None:
-        game = self.game
-        while not game.is_over and game.to_move != self.human:
-            player = game.to_move
-            assert player is not None
-            choice = self.opponents[player].choose(game.view(player))
-            try:
-                if isinstance(choice, Ask):
-                    game.play(choice)
-                else:
-                    game.turn_over(choice)
-            except KwartetError as err:
-                raise GameSetupError(
-                    f"computer player {player} made an illegal move: {err}"
-                ) from err
-
-    def human_turn(self) -> bool:
-        """Read commands until the human has acted; False when they quit or input ends."""
-        game, me = self.game, self.human
-        while True:
-            print(f"{me}> ", end="", file=self.out, flush=True)
-            line = self.inp.readline()
-            if not line:
-                self.say()
-                self.say("Input ended: stopping the game.")
-                return False
-            if not _is_terminal(self.inp):
-                self.say(line.rstrip("\n"))  # echo piped moves so the output reads as a session
-            text = line.strip()
-            if not text:
-                continue
-            word, _, rest = text.partition(" ")
-            command = word.lower()
-            if command in ("quit", "exit", "q"):
-                self.say("Stopping the game.")
-                return False
-            if command in ("help", "?", "h"):
-                self.say(PLAY_HELP.rstrip())
-            elif command in ("hand", "status", "show"):
-                self.say(_status(game.view(me)))
-            elif command in ("asks", "legal", "moves"):
-                self.say(_list_asks(game.view(me)))
-            elif command in ("log", "record"):
-                self.say(game.view(me).transcript())
-            elif command == "save":
-                if rest.strip():
-                    self.save(rest.strip())
-                else:
-                    self.say("save needs a file name: save FILE")
-            elif command == "turn":
-                if not rest.strip().isdigit():
-                    self.say("turn needs a middle slot number: turn N")
-                    continue
-                try:
-                    game.turn_over(int(rest.strip()))
-                except KwartetError as err:
-                    self.say(f"Not allowed: {err}")
-                else:
-                    return True
-            else:
-                try:
-                    game.play(parse_ask(text, game, asker=me))
-                except KwartetError as err:
-                    self.say(f"Not allowed: {err}")
-                    if "expected a player and a card" in str(err) or "is not a player" in str(err):
-                        self.say("Type an ask such as 'B QH', or 'help'.")
-                else:
-                    return True
-
-
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # closed or stream-like objects without a tty
-        return False
-
-
 def _split_specs(option: str) -> list[str]:
     """Comma-separated agent specs; commas inside ``[...]`` options stay with their spec."""
     return [n.strip() for n in re.split(r",(?![^\[]*\])", option) if n.strip()]
@@ -395,7 +197,7 @@ def _run_play(args: argparse.Namespace) -> int:
         + ". Type 'help' for commands.",
         file=out,
     )
-    return _Session(game, human, opponents, sys.stdin, out, args.save).run()
+    return Session(game, human, opponents, sys.stdin, out, args.save).run()
 
 
 # ----- kwartet simulate -------------------------------------------------------------
@@ -540,9 +342,10 @@ def _parser() -> argparse.ArgumentParser:
         help="your name at the table (letters, digits, '_'); default A",
     )  # fmt: skip
     play.add_argument(
-        "--opponents", default="random", metavar="NAMES",
-        help=f"computer players: one name for all or one per opponent, comma-separated "
-        f"(known: {', '.join(opponent_names())}); default random",
+        "--opponents", default=DEFAULT_OPPONENTS, metavar="NAMES",
+        help=f"computer players: one agent spec for all or one per opponent, comma-separated "
+        f"(known: {', '.join(opponent_names())}); default {DEFAULT_OPPONENTS} (search with a "
+        "300 ms budget per move); --opponents random for an easy game",
     )  # fmt: skip
     play.add_argument(
         "--save", default=None, metavar="FILE", help="save the game record here when it ends"

@@ -215,7 +215,8 @@ def test_play_shows_the_hand_by_family_and_refuses_bad_asks_with_the_reason(
 ) -> None:
     # Seed 7: A (the human) holds 8H 10D 10C JD JC KS KH AS and moves first.
     moves = "help\nB QH\nfoo bar\nB 8H\nasks\nD, may I have the king of diamonds?\nquit\n"
-    status, out, _ = run(["play", "--seed", "7"], capsys, monkeypatch, moves)
+    argv = ["play", "--seed", "7", "--opponents", "random"]
+    status, out, _ = run(argv, capsys, monkeypatch, moves)
     assert status == 0
     assert out.startswith("Kwartet: you are A; opponents B (random), C (random), D (random)")
     assert "Your hand (8): eights: 8H | tens: 10D 10C | jacks: JD JC | kings: KS KH | aces: AS" in (
@@ -266,14 +267,14 @@ def test_play_memory_kwartet_turn_command(
 ) -> None:
     moves = "turn 1\nturn 2\nturn x\nquit\n"
     argv = ["play", "--seed", "3", "--option", "memory_cards=4", "--players", "3"]
-    argv += ["--name", "Ann", "--deck", "animals"]
+    argv += ["--name", "Ann", "--deck", "animals", "--opponents", "random"]
     status, out, _ = run(argv, capsys, monkeypatch, moves)
     assert status == 0
     assert "you are Ann; opponents A (random), B (random)" in out
     assert "Middle: [0] face down, [1] face down, [2] face down, [3] face down" in out
     assert "Ann turns over middle card 1: the " in out
     assert "already turned over a middle card this turn" in out
-    assert "turn needs a middle slot number" in out
+    assert "turn 'x': expected a middle slot number, turn N" in out
 
 
 def test_play_without_memory_cards_refuses_turn(

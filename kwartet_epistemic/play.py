@@ -1,0 +1,682 @@
+"""The terminal game behind ``kwartet play``: a human against computer players, told with
+what every move teaches.
+
+After every move the session prints the move with the demo's narration
+(:func:`kwartet_epistemic.demo.lessons`), told from the human's seat: what the table
+learns (a refusal, what became common knowledge), what the human now knows, and what the
+human can be sure the others now know about their hand.  Nothing the human could not
+work out from their own seat is told about other hands: "Now B knows you hold 8♠." means
+that in every world the human considers possible, B knows it.
+
+At the prompt, besides asks, the human can type ``knows [PLAYER]``, ``worlds``,
+``chances``, ``why CARD``, ``log``, ``hand``, ``asks``, ``save FILE``, ``help`` and
+``quit`` (see :data:`PLAY_HELP`).  Repeating an ask that was refused, when the asked
+player has received no card since, gets a hint first; typing it again asks anyway.
+
+>>> import io
+>>> import kwartet_epistemic as kw
+>>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+>>> out = io.StringIO()
+>>> session = Session(game, "A", {}, io.StringIO("worlds\\nquit\\n"), out, None)
+>>> session.run()
+0
+>>> print(out.getvalue())  # doctest: +ELLIPSIS
+  0. C deals 8 cards: A 2, B 3, C 3. A's turn.
+Your hand (2): sevens: 7S | eights: 8S
+Hand sizes: A 2 (you), B 3, C 3
+Quartets laid down: none yet
+You know where 0 of the 6 cards you cannot see are; you consider 20 worlds possible.
+A> worlds
+Worlds each player still considers possible (exact):
+  A (you)         20
+  B               10
+  C               10
+  public record  560
+  (a world: ...)
+A> quit
+Stopping the game.
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from typing import TextIO
+
+import numpy as np
+
+from kwartet_epistemic.cards import Card, Deck
+from kwartet_epistemic.demo import Moment, lessons
+from kwartet_epistemic.errors import GameSetupError, KwartetError, UnknownCardError
+from kwartet_epistemic.events import (
+    Answered,
+    Asked,
+    CardMoved,
+    Drew,
+    Event,
+    GameEnded,
+    MiddleCardTurned,
+)
+from kwartet_epistemic.game import Ask, Game, PlayerView, parse_ask
+from kwartet_epistemic.opponents import ComputerPlayer
+
+__all__ = ["PLAY_HELP", "Session", "Tutor"]
+
+PLAY_HELP = """\
+Commands (type them at the prompt):
+  B QH                          ask B for the queen of hearts (QH, Q♥, "queen of hearts")
+  B, may I have the 7 of clubs? the same, in words
+  turn N                        Memory Kwartet: turn over face-down middle card N
+  knows [PLAYER]                the cards you (or PLAYER) know the place of, and the move
+                                that settled each (for another player: what you can be
+                                sure they know)
+  worlds                        how many worlds each player still considers possible
+  chances                       your probability (%) that each player holds each card
+  why CARD                      why you know (or do not know) where CARD is
+  hand                          show your hand, hand sizes and quartets again
+  asks                          list the asks you may make now
+  log                           every move so far, numbered
+  save FILE                     save the game as a JSON record (kwartet replay FILE)
+  help                          this text
+  quit                          stop playing (saves to --save FILE if given)
+"""
+
+
+def _card_text(deck: Deck, card: Card) -> str:
+    """How a card is typed by the human: its code for rank decks, its label for themes."""
+    return card.code if deck.name in ("piquet", "standard") else card.name
+
+
+def _label(card: Card) -> str:
+    """How a card is shown in sentences and tables (the demo's way)."""
+    return card.symbol or card.code
+
+
+def _names(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _hand_by_family(view: PlayerView) -> str:
+    groups: dict[str, list[str]] = {}
+    for card in view.hand:
+        groups.setdefault(view.deck.family_titles[card.family_index], []).append(
+            _card_text(view.deck, card)
+        )
+    return " | ".join(f"{title}: {' '.join(cards)}" for title, cards in groups.items()) or "-"
+
+
+def _status(view: PlayerView) -> str:
+    """The human's hand grouped by family, hand sizes, quartets and piles."""
+    me = view.player
+    lines = [f"Your hand ({len(view.hand)}): {_hand_by_family(view)}"]
+    sizes = ", ".join(
+        f"{p} {view.hand_sizes[p]}{' (you)' if p == me else ''}" for p in view.players
+    )
+    lines.append(f"Hand sizes: {sizes}")
+    if view.exposed:
+        laid = ", ".join(
+            f"{view.deck.family_title(f)} ({owner})" for f, owner in view.exposed.items()
+        )
+        lines.append(f"Quartets laid down: {laid}")
+    else:
+        lines.append("Quartets laid down: none yet")
+    if view.rules.draw_pile:
+        lines.append(f"Stock: {view.stock_size} cards")
+    if view.middle:
+        slots = ", ".join(
+            f"[{i}] {'face down' if c is None else _card_text(view.deck, c)}"
+            for i, c in enumerate(view.middle)
+        )
+        lines.append(f"Middle: {slots}")
+    return "\n".join(lines)
+
+
+def _list_asks(view: PlayerView) -> str:
+    by_target: dict[str, list[str]] = {}
+    for ask in view.legal_asks():
+        by_target.setdefault(ask.target, []).append(_card_text(view.deck, ask.card))
+    if not by_target:
+        return "You have no ask to make now."
+    return "\n".join(f"  {target} {' '.join(cards)}" for target, cards in by_target.items())
+
+
+def _outcome(game: Game, human: str) -> str:
+    winners = game.winners
+    if human in winners:
+        return "You win!" if len(winners) == 1 else "You share the win."
+    return f"{' and '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}."
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # closed or stream-like objects without a tty
+        return False
+
+
+def _percent(p: float) -> str:
+    if p <= 0.0:
+        return "."
+    if p >= 1.0:
+        return "100"
+    value = round(100 * p)
+    return "<1" if value < 1 else ">99" if value > 99 else str(value)
+
+
+# ----- what one seat learns ------------------------------------------------------------
+
+
+class Tutor:
+    """Follows a game from the seat of ``you``: after each move the :class:`Moment` of
+    what ``you`` know, what the public record fixes, and what ``you`` can be sure each
+    other player knows (``K_you K_P has(holder, card)``), and the move that settled each.
+
+    Only questions ``you`` could answer from their own seat are asked of the epistemic
+    state, except :meth:`world_counts`, which gives every player's own count.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+    ...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+    >>> tutor = Tutor(game, "B")
+    >>> _ = game.ask("B", "7D")
+    >>> tutor.follow(game.record[1:])
+    ['Everyone now knows you have no 7♦.', 'It is now common knowledge that C holds 7♦.']
+    >>> tutor.settled_at("B", game.deck.card("7D"))
+    1
+    """
+
+    def __init__(self, game: Game, you: str) -> None:
+        from kwartet_epistemic.epistemics import knowledge
+
+        self.game, self.you = game, you
+        self.seat = game.players.index(you)
+        self.state = knowledge(game)
+        self.count_public = not game.rules.draw_pile  # public counts with draws are slow
+        self.moments: list[Moment] = [self._moment(None)]
+        n = len(game.players)
+        self._settled = np.where(self.moments[0].known, 0, -1).reshape(n, len(game.deck))
+
+    @property
+    def step(self) -> int:
+        """The number of moves followed."""
+        return len(self.moments) - 1
+
+    def _moment(self, previous: Moment | None) -> Moment:
+        game, state, deck = self.game, self.state, self.game.deck
+        n_cards = len(deck)
+        exposed = np.zeros(n_cards, dtype=bool)
+        for family in game.exposed:
+            for card in deck.family_cards(family):
+                exposed[card.index] = True
+        holder = np.full(n_cards, -1, dtype=np.int64)
+        for seat, player in enumerate(game.players):
+            for card in game.hand(player):
+                holder[card.index] = seat
+        total = state.count_worlds(self.you)
+        counts = state.location_counts(self.you)
+        mine = exposed | np.array([max(int(x) for x in row) == total for row in counts])
+        public = exposed.copy()
+        if self.count_public:
+            public_total = state.count_worlds()
+            public |= np.array(
+                [max(int(x) for x in row) == public_total for row in state.location_counts()]
+            )
+        known = np.zeros((len(game.players), n_cards), dtype=bool)
+        for seat, player in enumerate(game.players):
+            if seat == self.seat:
+                known[seat] = mine
+                continue
+            for c in range(n_cards):
+                h = int(holder[c])
+                if public[c] or h == seat:
+                    known[seat, c] = bool(public[c] or mine[c])
+                elif mine[c] and h >= 0:
+                    if (
+                        previous is not None
+                        and previous.known[seat, c]
+                        and int(previous.holder[c]) == h
+                        and not game.rules.draw_pile
+                    ):
+                        known[seat, c] = True  # a place, once known, changes only in public
+                    else:
+                        owner, code = game.players[h], deck.cards[c].code
+                        known[seat, c] = state.holds(
+                            f"K_{self.you} K_{player} has({owner}, {code})"
+                        )
+        return Moment(known=known, public_known=public, exposed=exposed, holder=holder)
+
+    def follow(self, events: Sequence[Event]) -> list[str]:
+        """Take in one move (its events) and return what it taught, from ``you``'s seat."""
+        ask, kind = None, "turn"
+        for event in events:
+            if isinstance(event, Asked):
+                ask = Ask(event.asker, event.target, event.card)
+            elif isinstance(event, Answered):
+                kind = "yes" if event.has_card else "no"
+        before = self.moments[-1]
+        after = self._moment(before)
+        self.moments.append(after)
+        step = self.step
+        newly = after.known & (self._settled < 0)
+        self._settled[newly] = step
+        self._settled[~after.known] = -1
+        sentences = lessons(
+            self.game.deck, self.game.players, ask, kind, before, after, you=self.you
+        )
+        if ask is not None and kind == "no" and ask.target == self.you:
+            sentences[0] = f"Everyone now knows you have no {_label(ask.card)}."
+        return sentences
+
+    def settled_at(self, player: str, card: Card) -> int | None:
+        """The move since which ``player`` knows (as far as ``you`` can be sure) where
+        ``card`` is, or None."""
+        step = int(self._settled[self.game.players.index(player), card.index])
+        return None if step < 0 else step
+
+    def world_counts(self) -> dict[str, int]:
+        """Every player's own exact world count (the referee's: each depends on that
+        player's hand)."""
+        return {p: self.state.count_worlds(p) for p in self.game.players}
+
+    def probabilities(self) -> np.ndarray:
+        """``[card, player]``: ``you``'s exact probabilities."""
+        return np.asarray(self.state.location_probabilities(self.you), dtype=float)
+
+
+# ----- the session ----------------------------------------------------------------------
+
+
+class Session:
+    """One terminal game: the human at ``human``'s seat, computer players elsewhere."""
+
+    def __init__(
+        self,
+        game: Game,
+        human: str,
+        opponents: Mapping[str, ComputerPlayer],
+        inp: TextIO,
+        out: TextIO,
+        save_path: str | None,
+    ) -> None:
+        self.game, self.human, self.opponents = game, human, opponents
+        self.inp, self.out, self.save_path = inp, out, save_path
+        self.tutor = Tutor(game, human)
+        self.shown = 0  # record events (of the human's view) already told
+        self.moves: list[str] = []  # the text of every move, 0 being the deal
+        self.move_starts: list[int] = []  # the record index at which each move begins
+        self.pending: Ask | None = None  # an ask the human was warned about
+        self.hinted = False
+        self._tell_move(first=True)
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    # ----- telling moves
+
+    def _new_events(self) -> list[Event]:
+        record = self.game.view(self.human).record
+        events = list(record[self.shown :])
+        self.shown = len(record)
+        return events
+
+    def _tell_move(self, first: bool = False) -> None:
+        self.move_starts.append(self.shown)
+        events = self._new_events()
+        text = " ".join(e.sentence() for e in events if not isinstance(e, GameEnded))
+        number = len(self.moves)
+        self.moves.append(text)
+        self.say(f"{number:3d}. {text}")
+        if first:
+            return
+        for sentence in self.tutor.follow(events):
+            self.say(f"       {sentence}")
+
+    def save(self, path: str) -> None:
+        try:
+            self.game.save(path)
+        except OSError as err:
+            self.say(f"Could not save to {path}: {err.strerror or err}")
+        else:
+            self.say(f"Saved the game to {path} (kwartet replay {path}).")
+
+    def run(self) -> int:
+        game = self.game
+        while True:
+            self.move_opponents()
+            if game.is_over:
+                self.summary()
+                if self.save_path:
+                    self.save(self.save_path)
+                return 0
+            self.say(_status(game.view(self.human)))
+            self.say(self._standing())
+            if not self.human_turn():
+                if self.save_path:
+                    self.save(self.save_path)
+                return 0
+
+    def _standing(self) -> str:
+        moment = self.tutor.moments[-1]
+        hidden = ~moment.exposed & (moment.holder != self.tutor.seat)
+        located = int((moment.known[self.tutor.seat] & hidden).sum())
+        worlds = self.tutor.state.count_worlds(self.human)
+        return (
+            f"You know where {located} of the {int(hidden.sum())} cards you cannot see are; "
+            f"you consider {worlds:,} world{'s' if worlds != 1 else ''} possible."
+        )
+
+    def summary(self) -> None:
+        game = self.game
+        self.say()
+        self.say(f"Game over after {len(self.moves) - 1} moves. {game.events[-1].sentence()}")
+        laid: dict[str, list[str]] = {}
+        for family, owner in game.exposed.items():
+            laid.setdefault(owner, []).append(game.deck.family_title(family))
+        for player in game.players:
+            families = ", ".join(laid.get(player, [])) or "none"
+            who = f"{player} (you)" if player == self.human else player
+            self.say(f"  {who}: {game.scores[player]} quartet(s): {families}")
+        self.say(_outcome(game, self.human))
+
+    def move_opponents(self) -> None:
+        game = self.game
+        while not game.is_over and game.to_move != self.human:
+            player = game.to_move
+            assert player is not None
+            choice = self.opponents[player].choose(game.view(player))
+            try:
+                if isinstance(choice, Ask):
+                    game.play(choice)
+                else:
+                    game.turn_over(choice)
+            except KwartetError as err:
+                raise GameSetupError(
+                    f"computer player {player} made an illegal move: {err}"
+                ) from err
+            self._tell_move()
+
+    # ----- the prompt
+
+    def human_turn(self) -> bool:
+        """Read commands until the human has acted; False when they quit or input ends."""
+        game, me = self.game, self.human
+        while True:
+            print(f"{me}> ", end="", file=self.out, flush=True)
+            line = self.inp.readline()
+            if not line:
+                self.say()
+                self.say("Input ended: stopping the game.")
+                return False
+            if not _is_terminal(self.inp):
+                self.say(line.rstrip("\n"))  # echo piped moves so the output reads as a session
+            text = line.strip()
+            if not text:
+                continue
+            word, _, rest = text.partition(" ")
+            command, rest = word.lower(), rest.strip()
+            if command in ("quit", "exit", "q"):
+                self.say("Stopping the game.")
+                return False
+            handler = self._COMMANDS.get(command)
+            if handler is not None:
+                handler(self, rest)
+            elif command == "save":
+                if rest:
+                    self.save(rest)
+                else:
+                    self.say("save needs a file name: save FILE")
+            elif command == "turn":
+                if not rest.isdigit():
+                    self.say(
+                        f"turn {rest!r}: expected a middle slot number, turn N"
+                        if rest
+                        else "turn needs a middle slot number: turn N"
+                    )
+                    continue
+                try:
+                    game.turn_over(int(rest))
+                except KwartetError as err:
+                    self.say(f"Not allowed: {err}")
+                else:
+                    self._tell_move()
+                    return True
+            else:
+                try:
+                    ask = parse_ask(text, game, asker=me)
+                    if self._warn(ask):
+                        continue
+                    game.play(ask)
+                except KwartetError as err:
+                    self.say(f"Not allowed: {err}")
+                    if "expected a player and a card" in str(err) or "is not a player" in str(err):
+                        self.say("Type an ask such as 'B QH', or 'help'.")
+                else:
+                    self.pending = None
+                    self._tell_move()
+                    return True
+
+    def _no_argument(self, command: str, rest: str) -> bool:
+        if rest:
+            self.say(f"{command} {rest!r}: {command} takes nothing after it; type just {command}")
+            return False
+        return True
+
+    def _player_argument(self, command: str, rest: str) -> str | None:
+        by_lower = {p.lower(): p for p in self.game.players}
+        if not rest:
+            return self.human
+        if rest.lower() in ("me", "you", "i"):
+            return self.human
+        if rest.lower() not in by_lower:
+            self.say(
+                f"{command} {rest!r}: expected a player, one of {', '.join(self.game.players)}"
+            )
+            return None
+        return by_lower[rest.lower()]
+
+    def _cmd_help(self, rest: str) -> None:
+        self.say(PLAY_HELP.rstrip())
+
+    def _cmd_hand(self, rest: str) -> None:
+        if self._no_argument("hand", rest):
+            self.say(_status(self.game.view(self.human)))
+
+    def _cmd_asks(self, rest: str) -> None:
+        if self._no_argument("asks", rest):
+            self.say(_list_asks(self.game.view(self.human)))
+
+    def _cmd_log(self, rest: str) -> None:
+        if self._no_argument("log", rest):
+            for number, text in enumerate(self.moves):
+                self.say(f"{number:3d}. {text}")
+
+    def _cmd_worlds(self, rest: str) -> None:
+        if not self._no_argument("worlds", rest):
+            return
+        counts = self.tutor.world_counts()
+        rows = [(f"{p} (you)" if p == self.human else p, n) for p, n in counts.items()]
+        if self.tutor.count_public:
+            rows.append(("public record", self.tutor.state.count_worlds()))
+        pad = max(len(name) for name, _ in rows)
+        width = max(len(f"{n:,}") for _, n in rows)
+        self.say("Worlds each player still considers possible (exact):")
+        for name, count in rows:
+            self.say(f"  {name:<{pad}}  {count:>{width},}")
+        self.say(
+            "  (a world: where the hidden cards are, fitting everything that player has\n"
+            "  seen; the others' counts depend on their hands, the public record's on no hand)"
+        )
+
+    def _cmd_chances(self, rest: str) -> None:
+        if not self._no_argument("chances", rest):
+            return
+        game, deck, me = self.game, self.game.deck, self.human
+        moment = self.tutor.moments[-1]
+        probabilities = self.tutor.probabilities()
+        others = [s for s, p in enumerate(game.players) if p != me]
+        rows = [
+            c for c in deck.cards
+            if not moment.exposed[c.index] and moment.holder[c.index] != self.tutor.seat
+        ]  # fmt: skip
+        if not rows:
+            self.say("Every card is in your hand or in a quartet on the table.")
+            return
+        names = [game.players[s] for s in others]
+        cell = max(4, *(len(n) + 1 for n in names))
+        label = max(len(_label(c)) for c in rows) + 1
+        head = " " * label + "".join(f"{n:>{cell}}" for n in names)
+
+        def line(card: Card) -> str:
+            cells = "".join(
+                f"{_percent(float(probabilities[card.index, s])):>{cell}}" for s in others
+            )
+            return f"{_label(card):<{label}}{cells}"
+
+        blocks = 3 if len(rows) > 12 else 1
+        height = -(-len(rows) // blocks)
+        columns = [rows[i * height : (i + 1) * height] for i in range(blocks)]
+        gap = "   "
+        width = len(head)
+        self.say("Your chances (%) that each player holds each card (. = not there, 100 = sure):")
+        self.say(gap.join([head] * len([c for c in columns if c])))
+        for r in range(height):
+            parts = [line(col[r]) if r < len(col) else " " * width for col in columns if col]
+            self.say(gap.join(parts).rstrip())
+
+    def _cmd_knows(self, rest: str) -> None:
+        player = self._player_argument("knows", rest)
+        if player is None:
+            return
+        game, deck, tutor = self.game, self.game.deck, self.tutor
+        seat = game.players.index(player)
+        moment = tutor.moments[-1]
+        you = player == self.human
+        by_holder: dict[int, list[str]] = {}
+        for card in deck.cards:
+            c = card.index
+            h = int(moment.holder[c])
+            if moment.exposed[c] or h < 0 or h == seat or not moment.known[seat, c]:
+                continue
+            step = tutor.settled_at(player, card)
+            when = "dealt" if step == 0 else f"move {step}"
+            by_holder.setdefault(h, []).append(f"{_label(card)} ({when})")
+        count = sum(len(v) for v in by_holder.values())
+        if you:
+            self.say(
+                f"You know where {count} card{'s' if count != 1 else ''} outside your hand are:"
+                if count
+                else "You know where no card outside your hand is yet."
+            )
+        else:
+            self.say(
+                f"What you can be sure {player} knows: where {count} card"
+                f"{'s' if count != 1 else ''} outside {player}'s hand "
+                f"{'are' if count != 1 else 'is'} ({player} may know more from {player}'s "
+                "own hand):"
+            )
+        for h in sorted(by_holder):
+            holder = "you" if game.players[h] == self.human else game.players[h]
+            self.say(f"  {holder}: {', '.join(by_holder[h])}")
+        if game.exposed:
+            laid = ", ".join(
+                f"{deck.family_title(f)} ({owner})" for f, owner in game.exposed.items()
+            )
+            self.say(f"  on the table: {laid}")
+
+    def _cmd_why(self, rest: str) -> None:
+        if not rest:
+            self.say("why needs a card: why CARD, e.g. why QH")
+            return
+        try:
+            card = self.game.deck.card(rest)
+        except UnknownCardError as err:
+            self.say(f"why {rest!r}: expected a card of this deck ({err})")
+            return
+        state = self.tutor.state
+        if hasattr(state, "explain"):
+            self.say(str(state.explain(self.human, card)))
+            return
+        # Without explanations: what the human knows about the card, briefly.
+        moment = self.tutor.moments[-1]
+        game, c = self.game, card.index
+        if moment.exposed[c]:
+            owner = game.exposed.get(card.family_index)
+            self.say(
+                f"{_label(card)} lies in a quartet on the table"
+                + (f" ({owner})." if owner else ".")
+            )
+        elif int(moment.holder[c]) == self.tutor.seat:
+            self.say(f"{_label(card)} is in your hand.")
+        elif moment.known[self.tutor.seat, c]:
+            holder = game.players[int(moment.holder[c])]
+            step = self.tutor.settled_at(self.human, card)
+            self.say(f"You know {holder} holds {_label(card)} (since move {step}).")
+        else:
+            probabilities = self.tutor.probabilities()[c]
+            chances = ", ".join(
+                f"{p} {_percent(float(probabilities[s]))}%"
+                for s, p in enumerate(game.players) if probabilities[s] > 0
+            )  # fmt: skip
+            self.say(f"You do not know where {_label(card)} is: {chances}.")
+        self.say("(Step-by-step explanations are not available in this version.)")
+
+    _COMMANDS = {
+        "help": _cmd_help, "?": _cmd_help, "h": _cmd_help,
+        "hand": _cmd_hand, "status": _cmd_hand, "show": _cmd_hand,
+        "asks": _cmd_asks, "legal": _cmd_asks, "moves": _cmd_asks,
+        "log": _cmd_log, "record": _cmd_log,
+        "worlds": _cmd_worlds,
+        "chances": _cmd_chances,
+        "knows": _cmd_knows,
+        "why": _cmd_why,
+    }  # fmt: skip
+
+    # ----- the hint
+
+    def _warn(self, ask: Ask) -> bool:
+        """Whether to hint instead of asking: the same ask was refused before and the
+        asked player has received no card since.  Typing the same ask again asks."""
+        if self.pending == ask:
+            self.pending = None
+            return False
+        refusal = self._refusal(ask)
+        if refusal is None:
+            return False
+        number, asker = refusal
+        who = "You" if asker == self.human else asker
+        self.say(
+            f"Hint: {who} asked {ask.target} for {_label(ask.card)} at move {number} and "
+            f"{ask.target} said no; {ask.target} has received no card since, so "
+            f"{ask.target} still has no {_label(ask.card)}. Type the ask again to ask "
+            "anyway, or choose another ('asks' lists them)."
+        )
+        self.pending = ask
+        self.hinted = True
+        return True
+
+    def _refusal(self, ask: Ask) -> tuple[int, str] | None:
+        """The move at which ``ask.target`` last refused ``ask.card`` and who asked, if no
+        card has come to ``ask.target`` (nor has the card moved) since; else None."""
+        record = self.game.view(self.human).record
+        for i in range(len(record) - 1, -1, -1):
+            event = record[i]
+            if isinstance(event, CardMoved) and (
+                event.destination == ask.target or event.card == ask.card
+            ):
+                return None
+            if isinstance(event, Drew | MiddleCardTurned) and event.player == ask.target:
+                return None
+            if (
+                isinstance(event, Answered)
+                and not event.has_card
+                and event.target == ask.target
+                and event.card == ask.card
+            ):
+                asked = record[i - 1] if i > 0 else None
+                asker = asked.asker if isinstance(asked, Asked) else "someone"
+                return bisect.bisect_right(self.move_starts, i) - 1, asker
+        return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, pri
 from kwartet_epistemic.errors import KwartetError
 from kwartet_epistemic.events import Drew, Event, QuartetExposed
 from kwartet_epistemic.game import Game, PlayerView
+
+if TYPE_CHECKING:
+    from kwartet_epistemic.epistemics.explain import Explanation
 
 __all__ = ["EpistemicState", "World", "knowledge", "UnknownToViewerError"]
 
@@ -297,6 +300,25 @@ class EpistemicState:
             place_names[low] if low == high else None
             for low, high in zip(lowest.tolist(), highest.tolist(), strict=True)
         ]
+
+    def explain(self, player: str, card: Card | str) -> Explanation:
+        """Why ``player`` knows where ``card`` is: an
+        :class:`~kwartet_epistemic.epistemics.explain.Explanation` holding a
+        deletion-minimal set of public facts that forces the location (each a sentence
+        with its move number), or, when the player does not know, the places still
+        possible with their exact probabilities (see :mod:`.explain`).
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.from_hands(kw.Deck.piquet(families=3), {"A": ["7S", "8S", "9S", "9H"],
+        ...     "B": ["7H", "8H", "9D", "7C"], "C": ["7D", "8D", "8C", "9C"]}, first="A")
+        >>> _ = game.ask("B", "7D")
+        >>> print(kw.knowledge(game).explain("A", "7D"))
+        A knows C holds 7♦, because:
+          move 1: B has no 7♦ (asked by A).
+        """
+        from kwartet_epistemic.epistemics.explain import explain
+
+        return explain(self, player, card)
 
     def sample_worlds(
         self, player: str | None, n: int, rng: np.random.Generator | int | None = None

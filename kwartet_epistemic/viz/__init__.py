@@ -2,7 +2,8 @@
 
 Everything draws with matplotlib (and networkx for layouts) and returns a
 :class:`matplotlib.figure.Figure`, or draws on an Axes passed as ``ax``; nothing needs a
-browser.  The drawing modules are imported on first use, so ``import kwartet_epistemic``
+browser, except the one page :func:`to_html` writes to share a game (self-contained,
+opened from a file).  The drawing modules are imported on first use, so ``import kwartet_epistemic``
 stays light.
 
 >>> import kwartet_epistemic as kw
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         plot_bands,
         progress_over_games,
     )
+    from kwartet_epistemic.viz.page import to_html
     from kwartet_epistemic.viz.progress import (
         GameProgress,
         game_progress,
@@ -78,6 +80,7 @@ _WHERE = {
     "game_html": "html",
     "kripke_svg": "html",
     "view_html": "html",
+    "to_html": "page",
 }
 
 __all__ = [
@@ -108,6 +111,7 @@ __all__ = [
     "progress_over_games",
     "stepper",
     "stepper_frame",
+    "to_html",
     "view_html",
     "world_labels",
 ]

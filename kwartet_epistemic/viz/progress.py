@@ -68,6 +68,11 @@ class GameProgress:
             deal (not in the viewer's own hand).
         exposed: ``[step, card]`` whether the card lies in a quartet on the table.
         holder: ``[step, card]`` the true holder's seat (-1: exposed or in a pile).
+        to_move: per step, whose turn it is after the move (None once the game is over).
+        laid: per step, the quartets on the table: family -> the player who laid it down.
+        location_counts: ``[step, viewer, card, holder]`` the exact number of the viewer's
+            worlds in which the holder holds the card (Python ints, object array), so that
+            ``location_counts / worlds`` are the exact probabilities.
     """
 
     deck: Deck
@@ -87,6 +92,9 @@ class GameProgress:
     hidden: np.ndarray
     exposed: np.ndarray
     holder: np.ndarray
+    to_move: tuple[str | None, ...] = ()
+    laid: tuple[dict[str, str], ...] = ()
+    location_counts: np.ndarray | None = None
 
     @property
     def n_steps(self) -> int:
@@ -195,7 +203,7 @@ def game_progress(
     rows: dict[str, list[Any]] = {key: [] for key in (
         "event_index", "kinds", "quartet", "drew", "asks", "lines", "worlds", "public",
         "public_known",
-        "probabilities", "known", "hidden", "exposed", "holder",
+        "probabilities", "known", "hidden", "exposed", "holder", "to_move", "laid", "counts",
     )}  # fmt: skip
     for replay, events in moves:
         if state is None:
@@ -222,12 +230,15 @@ def game_progress(
             for card in replay.hand(player):
                 holder[card.index] = seat
                 own[seat, card.index] = True
-        worlds, probabilities, known = [], [], []
+        rows["to_move"].append(replay.to_move)
+        rows["laid"].append(dict(replay.exposed))
+        worlds, probabilities, known, exact = [], [], [], []
         pile_count = sum(owner is None for owner in state.history.slot_owner)
         for viewer in players:
             total = state.count_worlds(viewer)
             counts = state.location_counts(viewer)
             worlds.append(total)
+            exact.append([[int(x) for x in row] for row in counts])
             probabilities.append(
                 np.array([[int(x) / total for x in row] for row in counts], dtype=float)
             )
@@ -243,6 +254,7 @@ def game_progress(
             )
             known.append(row_known)
         rows["worlds"].append(worlds)
+        rows["counts"].append(exact)
         public_known = exposed.copy()
         if count_public:
             public_total = state.count_worlds()
@@ -261,6 +273,11 @@ def game_progress(
     world_array = np.empty((len(rows["worlds"]), n_players), dtype=object)
     for s, row in enumerate(rows["worlds"]):
         world_array[s, :] = row
+    count_array = np.empty((len(rows["counts"]), n_players, n_cards, n_players), dtype=object)
+    for s, per_viewer in enumerate(rows["counts"]):
+        for v, table in enumerate(per_viewer):
+            for c, row in enumerate(table):
+                count_array[s, v, c, :] = row
     return GameProgress(
         deck=deck,
         rules=game.rules,
@@ -279,6 +296,9 @@ def game_progress(
         hidden=np.array(rows["hidden"][0], dtype=bool),
         exposed=np.array(rows["exposed"], dtype=bool),
         holder=np.array(rows["holder"], dtype=np.int64),
+        to_move=tuple(rows["to_move"]),
+        laid=tuple(rows["laid"]),
+        location_counts=count_array,
     )
 
 

@@ -295,6 +295,10 @@ def _run_tournament(args: argparse.Namespace) -> int:
 def _run_replay(args: argparse.Namespace) -> int:
     record = GameRecord.load(args.file, check=False)
     game = record.replay()
+    if args.html is not None:  # written first: a bad page path stops before any output
+        from kwartet_epistemic.viz.page import to_html
+
+        to_html(game, args.html, title=f"Kwartet: {os.path.basename(args.file)}")
     print(
         f"Kwartet game record {args.file}: players {', '.join(record.players)}, "
         f"{record.rules.name} rules, {record.deck!r}"
@@ -305,6 +309,8 @@ def _run_replay(args: argparse.Namespace) -> int:
         print(game.view(args.view).transcript())
     else:
         print(game.transcript())
+    if args.html is not None:
+        print(f"Wrote {args.html}: the game move by move, with what every player knew.")
     return 0
 
 
@@ -419,6 +425,11 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--view", default=None, metavar="PLAYER",
         help="print the record as PLAYER saw it (others' draws hidden)",
+    )  # fmt: skip
+    replay.add_argument(
+        "--html", default=None, metavar="PAGE",
+        help="also write PAGE, one self-contained HTML file stepping through the game: the "
+        "table, what each move taught, every player's world count and probability heatmap",
     )  # fmt: skip
     replay.set_defaults(run=_run_replay)
 

@@ -4,7 +4,9 @@ the table deduces, and the pictures of that deduction.
 Four players of the strongest registered agent (``search``, else ``higher_order``, else
 ``knowledge``) play a 32-card game under the publisher's rules.  After every move the
 demo says what the move taught: the refusal as a fact, then who now knows where which
-card is ("Now A knows C holds Q♥."), what has become common knowledge, and when every
+card is ("Now A knows C holds Q♥.", and for the first few such deductions the public
+facts that force it, from :meth:`~kwartet_epistemic.EpistemicState.explain`), what has
+become common knowledge, and when every
 player knows where every card of a family is.  With a figure directory it also writes
 the progress plot, the heatmap animation and the knowledge timeline there.
 
@@ -235,6 +237,44 @@ def lessons(
     return sentences
 
 
+EXPLAINED_DEDUCTIONS = 3
+"""How many of the first private deductions the demo explains ("because: ...")."""
+
+
+def _because(game: Game, progress: object, step: int) -> str:
+    """Why the first player who newly knows where a card is after move ``step`` knows it
+    (the card not just moved or laid down, nor newly common knowledge): a deletion-minimal
+    set of public facts from :meth:`~kwartet_epistemic.EpistemicState.explain`, or ""."""
+    from kwartet_epistemic.epistemics import knowledge
+    from kwartet_epistemic.record import GameRecord
+    from kwartet_epistemic.viz.progress import GameProgress
+
+    assert isinstance(progress, GameProgress)
+    ask = progress.asks[step]
+    moved = ask.card.index if ask is not None and progress.kinds[step] == "yes" else None
+    before, after = step - 1, step
+    for card in game.deck.cards:
+        c = card.index
+        holder = int(progress.holder[after, c])
+        if progress.exposed[after, c] or holder < 0 or c == moved:
+            continue
+        if progress.public_known[after, c]:
+            continue
+        for seat, player in enumerate(game.players):
+            if (
+                seat != holder
+                and progress.known[after, seat, c]
+                and not progress.known[before, seat, c]
+            ):
+                record = GameRecord.from_game(game)
+                then = record.with_actions(record.actions[:step]).replay()
+                why = knowledge(then).explain(player, card)
+                if not why.facts:
+                    return ""
+                return f"{player} knows because: {why.because()}."
+    return ""
+
+
 def write_figures(
     progress: object, directory: str | Path, *, player: str = "A", progress_bar: bool = False
 ) -> dict[str, Path]:
@@ -307,6 +347,7 @@ def run_demo(
     say("After each move: what the table learned, and the worlds each player still considers.")
     say()
     events = game.events
+    explained = 0
     for step in range(1, progress.n_steps + 1):
         first = int(progress.event_index[step - 1]) + 1
         move = events[first : int(progress.event_index[step]) + 1]
@@ -319,6 +360,11 @@ def run_demo(
         lessons = narrate(progress, step)
         for sentence in lessons:
             say(f"       {sentence}")
+        if explained < EXPLAINED_DEDUCTIONS:
+            reason = _because(game, progress, step)
+            if reason:
+                say(f"       {reason}")
+                explained += 1
         say(f"       possible worlds: {counts}")
     say()
     share = progress.known_share

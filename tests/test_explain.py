@@ -34,9 +34,9 @@ def test_a_refusal_alone_explains_the_last_candidate() -> None:
     k = kw.knowledge(game)
     why = k.explain("A", "7D")
     assert why.known_holder == "C" and why.known
-    assert why.facts == (kw.Fact(1, "B has no 7♦ (asked by A).", "refusal"),)
+    assert why.facts == (kw.Fact(1, "B has no 7♦: B said no to A.", "refusal"),)
     assert why.probabilities == (("C", Fraction(1)),)
-    assert str(why) == "A knows C holds 7♦, because:\n  move 1: B has no 7♦ (asked by A)."
+    assert str(why) == "A knows C holds 7♦, because:\n  move 1: B has no 7♦: B said no to A."
     # B refused, so B's own hand says B lacks it: what B needs is that A asked for it.
     assert _kinds(k.explain("B", "7D")) == ["no bluff"]
     # C holds it: no public fact needed.
@@ -100,8 +100,8 @@ def test_two_refusals_together() -> None:
     assert _kinds(why) == ["refusal", "refusal"]
     assert [f.move for f in why.facts] == [1, 2]
     assert [f.sentence for f in why.facts] == [
-        "B has no 7♣ (asked by A).",
-        "C has no 7♣ (asked by B).",
+        "B has no 7♣: B said no to A.",
+        "C has no 7♣: C said no to B.",
     ]
     for fact in why.facts:
         assert not facts_force(k, "A", "7C", [f for f in why.facts if f != fact])
@@ -188,3 +188,16 @@ def test_explanations_are_minimal_and_probabilities_exact(setup, seed, steps) ->
             for fact in facts:
                 assert not facts_force(k, p, card, [f for f in facts if f != fact])
 
+
+def test_the_demo_says_why() -> None:
+    import io
+
+    out = io.StringIO()
+    from kwartet_epistemic.demo import EXPLAINED_DEDUCTIONS, run_demo
+
+    game = run_demo(7, out)
+    text = out.getvalue()
+    assert game.is_over
+    reasons = [line.strip() for line in text.splitlines() if "knows because:" in line]
+    assert 1 <= len(reasons) <= EXPLAINED_DEDUCTIONS
+    assert all("(move " in line for line in reasons)

@@ -52,7 +52,7 @@ player's own hand (or drawn by them) from their private information, with no pub
 'C'
 >>> print(why)
 A knows C holds 7♦, because:
-  move 1: B has no 7♦ (asked by A).
+  move 1: B has no 7♦: B said no to A.
 >>> print(kw.knowledge(game).explain("A", "8H"))
 A does not know where 8♥ is: B 4/7, C 3/7.
 """
@@ -452,7 +452,7 @@ class _Facts:
         if kind == "refusal":
             assert isinstance(event, Answered)
             asker = self._asker_before(index)
-            by = f" (asked by {asker})" if asker else ""
+            by = f": {event.target} said no to {asker}" if asker else ""
             return Fact(move, f"{event.target} has no {_label(event.card)}{by}.", kind)
         if kind == "move":
             assert isinstance(event, CardMoved)

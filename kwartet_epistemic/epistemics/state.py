@@ -314,7 +314,7 @@ class EpistemicState:
         >>> _ = game.ask("B", "7D")
         >>> print(kw.knowledge(game).explain("A", "7D"))
         A knows C holds 7♦, because:
-          move 1: B has no 7♦ (asked by A).
+          move 1: B has no 7♦: B said no to A.
         """
         from kwartet_epistemic.epistemics.explain import explain
 

@@ -154,7 +154,7 @@ def test_the_facts_replay_to_the_public_history() -> None:
             assert rebuilt.capacity == history.capacity
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     setup=st.sampled_from(SMALL_SETUPS),
     seed=st.integers(0, 10_000),

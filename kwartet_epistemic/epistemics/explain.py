@@ -78,6 +78,7 @@ from kwartet_epistemic.events import (
     Answered,
     Asked,
     CardMoved,
+    Dealt,
     Drew,
     Event,
     GameEnded,
@@ -424,15 +425,12 @@ class _Facts:
         kind, index, detail = key
         deck = self.deck
         if kind == "hand sizes":
-            sizes = ", ".join(
-                f"{p} {self.full.capacity[s]}" for s, p in enumerate(self.full.players)
-            )
-            extra = ""
+            dealt = next((e for e in self.record if isinstance(e, Dealt)), None)
+            deal = _unstop(dealt.sentence()) if dealt is not None else "The cards are dealt"
+            extra = " and a draw brings one card" if self.full.stock_slot >= 0 else ""
             if self.full.dead_slots:
-                extra = " (and while the game goes on some family can still be completed)"
-            return Fact(
-                0, f"The hands are dealt {sizes}{extra}; every change since is public.", kind
-            )
+                extra += "; while the game goes on some family can still be completed"
+            return Fact(0, f"{deal}; every change of a hand's size is public{extra}.", kind)
         move = self.move_of(key)
         event = self.record[index] if index < len(self.record) else None
         if kind == "rule":

@@ -157,8 +157,8 @@ def test_layouts_are_deterministic_and_fit_the_unit_square() -> None:
         assert points.shape == (model.n_worlds, 2)
         assert points.min() >= -1e-9 and points.max() <= 1 + 1e-9
         assert np.allclose(points, kripke_layout(model, layout))
-    with pytest.raises(kw.ModelError, match="layout='grid'"):
-        kripke_layout(model, "grid")
+    with pytest.raises(kw.ModelError, match="layout='hexagon'"):
+        kripke_layout(model, "hexagon")
     with pytest.raises(kw.ModelError, match="positions have shape"):
         draw_kripke(model, positions=np.zeros((2, 2)))
 
@@ -187,3 +187,54 @@ def test_kripke_models_draw_themselves_as_svg_up_to_the_limit() -> None:
     svg = muddy_children(3, 2)._repr_svg_()
     assert svg is not None and svg.startswith("<svg") and "</svg>" in svg
     assert muddy_children(8, 1)._repr_svg_() is None  # 256 worlds: the text repr shows
+
+
+def _tiny_deal_models() -> list[kw.KripkeModel]:
+    """Notebook 2's tiny game: the 560-world deal, 150 worlds after a refusal, 45 after
+    two more asks."""
+    hands = {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}
+    game = kw.Game.from_hands(kw.Deck.piquet(families=2), hands, first="A")
+    models = [kw.knowledge(game).kripke_model()]
+    game.ask("B", "7D")
+    models.append(kw.knowledge(game).kripke_model())
+    game.ask("C", "7D")
+    game.ask("C", "8C")
+    models.append(kw.knowledge(game).kripke_model())
+    return models
+
+
+def test_three_player_deals_draw_as_a_grid_of_two_players_blocks() -> None:
+    from kwartet_epistemic.viz.kripke import grid_axes
+
+    for model in _tiny_deal_models():
+        rows_agent, cols_agent = grid_axes(model)
+        points = kripke_layout(model)  # auto: past 40 worlds, a grid
+        assert np.allclose(points, kripke_layout(model, "grid"))
+        for agent, axis in ((rows_agent, 1), (cols_agent, 0)):
+            labels = np.asarray(model.labels(agent))
+            # One row (column) per block of the agent, and each block on one line.
+            coordinate = {}
+            for w, block in enumerate(labels.tolist()):
+                assert coordinate.setdefault(block, round(points[w, axis], 9)) == round(
+                    points[w, axis], 9
+                )
+            assert len(set(coordinate.values())) == len(coordinate)
+        # Two players' blocks pin down a world: no two worlds share a place.
+        assert len({(round(x, 9), round(y, 9)) for x, y in points}) == model.n_worlds
+        figure = draw_kripke(model)
+        ax = figure.axes[0]
+        rows = [t.get_text() for t in ax.texts if t.get_gid() == "row-label"]
+        assert len(rows) == model.block_count(rows_agent)
+        # Rows are named by the hand, cards in deck order (7 before 8, spades first).
+        assert all("♠" in r or "♥" in r or "♦" in r or "♣" in r for r in rows)
+    assert _tiny_deal_models()[0].n_worlds == 560  # drawn, not refused
+
+
+def test_world_labels_list_cards_in_deck_order() -> None:
+    model = _tiny_deal_models()[2]
+    for label in world_labels(model):
+        for part in label.split(" | "):
+            cards = part.split(" ", 1)[1]
+            order = ["7♠", "7♥", "7♦", "7♣", "8♠", "8♥", "8♦", "8♣"]
+            found = [c for c in order if c in cards]
+            assert "".join(found) == cards, label

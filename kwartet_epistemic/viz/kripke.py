@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DRAW_LIMIT",
     "SINGLE_AGENT_LIMIT",
+    "GRID_LIMIT",
+    "grid_axes",
     "draw_announcement",
     "draw_contraction",
     "draw_kripke",
@@ -49,6 +51,9 @@ __all__ = [
 DRAW_LIMIT = 400
 #: Most worlds drawn when only one agent's relation is shown.
 SINGLE_AGENT_LIMIT = 1000
+GRID_LIMIT = 800
+"""The largest model drawn with every agent when two agents' blocks lay it out as a grid
+(one row per block of one, one column per block of the other)."""
 # Up to this many worlds every world gets its label; above, only the actual world.
 _LABEL_LIMIT = 40
 # "auto" edges draw every pair while there are at most this many lines.
@@ -71,6 +76,8 @@ def _check_size(model: KripkeModel, agent: str | None, max_worlds: int | None) -
     limit = max_worlds
     if limit is None:
         limit = DRAW_LIMIT if agent is None else SINGLE_AGENT_LIMIT
+        if agent is None and model.n_worlds <= GRID_LIMIT and _use_grid(model, model.agents):
+            limit = GRID_LIMIT
     if model.n_worlds > limit:
         one_agent = (
             f", or draw one agent's relation (agent={model.agents[0]!r}, up to "
@@ -93,6 +100,32 @@ def _agents(model: KripkeModel, agent: str | None) -> tuple[str, ...]:
             f"agent {agent!r} is not in the model: expected one of {list(model.agents)}"
         )
     return (agent,)
+
+
+_RANK_ORDER = {
+    r: i for i, r in enumerate(("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"))
+}
+_PIQUET_ORDER = {r: i for i, r in enumerate(("7", "8", "9", "10", "J", "Q", "K", "A"))}
+_SUIT_ORDER = {s: i for i, s in enumerate("SHDC")}
+
+
+def _card_order(atoms: Sequence[str]) -> list[str]:
+    """``has(P, card)`` atoms with the cards in deck order (piquet ranks 7..A when no card
+    below 7 appears, else A..K; suits spades, hearts, diamonds, clubs); other atoms
+    after them, alphabetically."""
+    cards = [m.group("card") for a in atoms if (m := _HAS.match(a))]
+    ranks = _PIQUET_ORDER if all(c[:-1] in _PIQUET_ORDER for c in cards) else _RANK_ORDER
+
+    def key(atom: str) -> tuple[int, int, str]:
+        m = _HAS.match(atom)
+        if m is not None:
+            card = m.group("card")
+            rank, suit = card[:-1], card[-1:]
+            if rank in ranks and suit in _SUIT_ORDER:
+                return (ranks[rank], _SUIT_ORDER[suit], atom)
+        return (len(ranks), 0, atom)
+
+    return sorted(atoms, key=key)
 
 
 def _pretty_card(code: str) -> str:
@@ -124,7 +157,7 @@ def world_labels(model: KripkeModel) -> list[str]:
     holdings = {a: _HAS.match(a) for a in atoms}
     n = model.n_worlds
     if atoms and all(holdings.values()):
-        varying = [a for a in atoms if 0 < masks[a].sum() < n]
+        varying = _card_order([a for a in atoms if 0 < masks[a].sum() < n])
         players = sorted({m.group("player") for m in holdings.values() if m is not None})
         labels = []
         for world in range(n):
@@ -243,6 +276,15 @@ def kripke_layout(
     if n == 1:
         return np.array([[0.5, 0.5]])
     agents = _agents(model, agent)
+    if layout == "auto" and _use_grid(model, agents):
+        layout = "grid"
+    if layout == "grid":
+        pair = grid_axes(model, agents if len(agents) > 1 else model.agents)
+        if pair is None:
+            raise ModelError(
+                "layout='grid': no two agents' blocks pin down every world (try 'blocks')"
+            )
+        return _grid_layout(model, *pair)
     if layout == "auto":
         if len(agents) == 1 or n > 60:
             layout = "blocks"
@@ -259,8 +301,8 @@ def kripke_layout(
         return _blocks_layout(model, agents)
     if layout not in ("spring", "kamada_kawai"):
         raise ModelError(
-            f"layout={layout!r}: expected 'auto', 'spring', 'blocks', 'kamada_kawai', 'circular' or "
-            "'layers'"
+            f"layout={layout!r}: expected 'auto', 'grid', 'spring', 'blocks', 'kamada_kawai', "
+            "'circular' or 'layers'"
         )
     graph = networkx.Graph()
     graph.add_nodes_from(range(n))
@@ -357,6 +399,85 @@ def _blocks_layout(model: KripkeModel, agents: Sequence[str]) -> np.ndarray:
         angles = 2 * np.pi * np.arange(len(members)) / len(members) + np.pi / 2
         positions[members] = centre + radius * np.c_[np.cos(angles), np.sin(angles)]
     return _unit(positions)
+
+
+def grid_axes(model: KripkeModel, agents: Sequence[str] | None = None) -> tuple[str, str] | None:
+    """Two agents whose blocks pin down every world (a world is fixed by the block it
+    lies in for each of them, as in a three-player Kwartet deal: two hands fix the third),
+    the pair with the smallest grid; None when no pair does.  The first names the rows.
+
+    >>> from kwartet_epistemic.examples import card_deals
+    >>> grid_axes(card_deals({"A": 1, "B": 1, "C": 1}))
+    ('A', 'B')
+    """
+    agents = tuple(model.agents if agents is None else agents)
+    n = model.n_worlds
+    best: tuple[int, int, str, str] | None = None
+    for i, x in enumerate(agents):
+        for y in agents[i + 1 :]:
+            lx, ly = np.asarray(model.labels(x)), np.asarray(model.labels(y))
+            if len(set(zip(lx.tolist(), ly.tolist(), strict=True))) != n:
+                continue
+            rows, cols = len(np.unique(lx)), len(np.unique(ly))
+            if rows > cols:
+                x, y, rows, cols = y, x, cols, rows
+            score = (rows * cols, cols - rows, x, y)
+            if best is None or score < best:
+                best = score
+    return None if best is None else (best[2], best[3])
+
+
+def _block_names(model: KripkeModel, agent: str) -> dict[int, str]:
+    """A name per block of ``agent``: the agent's own part of the world labels (their
+    hand, in a Kwartet model) where all of the block shares it, else a number."""
+    labels = np.asarray(model.labels(agent))
+    names = world_labels(model)
+    result: dict[int, str] = {}
+    for number, value in enumerate(np.unique(labels).tolist()):
+        members = np.flatnonzero(labels == value)
+        parts = {
+            next((part for part in names[w].split(" | ") if part.startswith(f"{agent} ")), "")
+            for w in members
+        }
+        name = parts.pop() if len(parts) == 1 else ""
+        result[int(value)] = name or f"{agent} block {number + 1}"
+    return result
+
+
+def _use_grid(model: KripkeModel, agents: Sequence[str]) -> bool:
+    """Whether ``"auto"`` draws a grid: past 40 worlds (where other layouts tangle), with
+    at least two agents, when two agents' blocks pin down the worlds and fill at least a
+    fifth of the grid."""
+    if model.n_worlds <= _LABEL_LIMIT or len(agents) < 2:
+        return False
+    pair = grid_axes(model, agents)
+    if pair is None:
+        return False
+    cells = model.block_count(pair[0]) * model.block_count(pair[1])
+    return model.n_worlds >= 0.2 * cells
+
+
+def _grid_layout(model: KripkeModel, rows_agent: str, cols_agent: str) -> np.ndarray:
+    """Worlds on a grid: one row per block of ``rows_agent``, one column per block of
+    ``cols_agent``, both in the order of their names (hands in deck order)."""
+    positions = np.zeros((model.n_worlds, 2))
+    for axis, agent in ((1, rows_agent), (0, cols_agent)):
+        names = _block_names(model, agent)
+        order = sorted(names, key=lambda b: (_hand_key(names[b]), names[b]))
+        place = {block: i for i, block in enumerate(order)}
+        labels = np.asarray(model.labels(agent))
+        coordinate = np.array([place[int(b)] for b in labels], dtype=float)
+        positions[:, axis] = -coordinate if axis == 1 else coordinate
+    return _unit(positions)
+
+
+def _hand_key(name: str) -> tuple[int, ...]:
+    """Sort key of a hand as :func:`world_labels` writes it ("A 7♠8♥"): its cards'
+    positions in deck order, fewer cards first."""
+    symbols = {v: k for k, v in _SUITS.items()}
+    cards = re.findall(r"(10|[2-9JQKA])([♠♥♦♣])", name)
+    ranks = _PIQUET_ORDER if all(r in _PIQUET_ORDER for r, _ in cards) else _RANK_ORDER
+    return (len(cards), *(ranks[r] * 4 + _SUIT_ORDER[symbols[s]] for r, s in cards))
 
 
 def _layers_layout(model: KripkeModel) -> np.ndarray:
@@ -598,17 +719,65 @@ def draw_kripke(
     _check_size(model, agent, max_worlds)
     agents = _agents(model, agent)
     points = _positions(model, positions, layout, agent, seed)
-    ax = _new_axes(ax, _figure_size(model.n_worlds, _label_length(model, labels)))
+    grid = None
+    if positions is None and (layout == "grid" or (layout == "auto" and _use_grid(model, agents))):
+        grid = grid_axes(model, agents if len(agents) > 1 else model.agents)
+    if grid is not None:
+        ax = _new_axes(ax, _grid_figure_size(model, grid))
+        labels = False if labels == "auto" else labels
+    else:
+        ax = _new_axes(ax, _figure_size(model.n_worlds, _label_length(model, labels)))
     _draw_on(
         ax, model, points, agents, edges=_pick_edges(model, agents, edges), labels=labels,
         highlight=_truth(model, highlight), faded=None,
     )  # fmt: skip
+    if grid is not None:
+        _label_grid(ax, model, points, grid)
     ax.set_title(
         title if title is not None else _default_title(model, agent, highlight), fontsize=10
     )
     figure = ax.get_figure()
     assert figure is not None
     return figure  # type: ignore[return-value]
+
+
+def _grid_figure_size(model: KripkeModel, grid: tuple[str, str]) -> tuple[float, float]:
+    rows, cols = model.block_count(grid[0]), model.block_count(grid[1])
+    cell = 0.32 if max(rows, cols) <= 20 else 0.24
+    return (max(5.0, cols * cell + 3.2), max(4.0, rows * cell + 1.8))
+
+
+def _label_grid(ax: Axes, model: KripkeModel, points: np.ndarray, grid: tuple[str, str]) -> None:
+    """Name each row and column of a grid layout by its block (the agent's hand)."""
+    rows_agent, cols_agent = grid
+    font = 7 if max(model.block_count(rows_agent), model.block_count(cols_agent)) <= 20 else 5.5
+    for axis, agent in ((1, rows_agent), (0, cols_agent)):
+        names = _block_names(model, agent)
+        labels = np.asarray(model.labels(agent))
+        for block, name in names.items():
+            member = int(np.flatnonzero(labels == block)[0])
+            where = points[member, axis]
+            text = name.removeprefix(f"{agent} ")
+            if axis == 1:
+                ax.text(-0.03, where, text, ha="right", va="center", fontsize=font,
+                        transform=ax.transData, gid="row-label")  # fmt: skip
+            else:
+                ax.text(where, points[:, 1].min() - 0.03, text, ha="center", va="top",
+                        rotation=90, fontsize=font, gid="column-label")  # fmt: skip
+    ax.text(-0.03, points[:, 1].max() + 0.03, f"{rows_agent}'s hand", ha="right", va="bottom",
+            fontsize=font + 1, fontweight="bold")  # fmt: skip
+    ax.text(points[:, 0].max() + 0.02, points[:, 1].min() - 0.03, f"{cols_agent}'s hand",
+            ha="left", va="top", fontsize=font + 1, fontweight="bold")  # fmt: skip
+    others = [a for a in model.agents if a not in grid]
+    note = f"a row is one of {rows_agent}'s blocks, a column one of {cols_agent}'s" + (
+        f"; {', '.join(others)}'s blocks are the other lines" if others else ""
+    )
+    ax.text(0.0, -0.06, note, transform=ax.transAxes, fontsize=7, color="#555555", va="top")
+    for artist in list(ax.texts):  # the world names: the rows and columns tell them
+        if artist.get_gid() == "label":
+            artist.remove()
+    ax.set_xlim(-0.25, 1.08)
+    ax.set_ylim(points[:, 1].min() - 0.16, points[:, 1].max() + 0.06)
 
 
 def _label_length(model: KripkeModel, labels: str | bool) -> int:

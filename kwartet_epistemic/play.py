@@ -11,7 +11,7 @@ that in every world the human considers possible, B knows it.
 At the prompt, besides asks, the human can type ``knows [PLAYER]``, ``worlds``,
 ``chances``, ``why CARD``, ``log``, ``hand``, ``asks``, ``save FILE``, ``help`` and
 ``quit`` (see :data:`PLAY_HELP`).  Repeating an ask that was refused, when the asked
-player has received no card since, gets a hint first; typing it again asks anyway.
+player cannot have got the card since, gets a hint first; typing it again asks anyway.
 
 >>> import io
 >>> import kwartet_epistemic as kw
@@ -365,21 +365,27 @@ class Session:
         located = int((moment.known[self.tutor.seat] & hidden).sum())
         worlds = self.tutor.state.count_worlds(self.human)
         return (
-            f"You know where {located} of the {int(hidden.sum())} cards you cannot see are; "
+            f"You know where {located} of the {int(hidden.sum())} cards you cannot see "
+            f"{'is' if located == 1 else 'are'}; "
             f"you consider {worlds:,} world{'s' if worlds != 1 else ''} possible."
         )
 
     def summary(self) -> None:
+        """The end: the number of moves, every player's quartets and who won."""
         game = self.game
+        end = game.events[-1]
         self.say()
-        self.say(f"Game over after {len(self.moves) - 1} moves. {game.events[-1].sentence()}")
+        self.say(f"Game over after {len(self.moves) - 1} moves. Final score (quartets):")
         laid: dict[str, list[str]] = {}
         for family, owner in game.exposed.items():
             laid.setdefault(owner, []).append(game.deck.family_title(family))
+        pad = max(len(p) for p in game.players) + 6
         for player in game.players:
-            families = ", ".join(laid.get(player, [])) or "none"
             who = f"{player} (you)" if player == self.human else player
-            self.say(f"  {who}: {game.scores[player]} quartet(s): {families}")
+            families = ", ".join(laid.get(player, []))
+            self.say(f"  {who:<{pad}} {game.scores[player]}{'  ' + families if families else ''}")
+        if isinstance(end, GameEnded) and end.revealed:
+            self.say("Face-down cards: " + ", ".join(_label(c) for c in end.revealed) + ".")
         self.say(_outcome(game, self.human))
 
     def move_opponents(self) -> None:
@@ -565,18 +571,18 @@ class Session:
             when = "dealt" if step == 0 else f"move {step}"
             by_holder.setdefault(h, []).append(f"{_label(card)} ({when})")
         count = sum(len(v) for v in by_holder.values())
+        cards = f"{count} card{'s' if count != 1 else ''}"
+        verb = "is" if count == 1 else "are"
         if you:
             self.say(
-                f"You know where {count} card{'s' if count != 1 else ''} outside your hand are:"
+                f"You know where {cards} outside your hand {verb}:"
                 if count
                 else "You know where no card outside your hand is yet."
             )
         else:
             self.say(
-                f"What you can be sure {player} knows: where {count} card"
-                f"{'s' if count != 1 else ''} outside {player}'s hand "
-                f"{'are' if count != 1 else 'is'} ({player} may know more from {player}'s "
-                "own hand):"
+                f"You can be sure {player} knows where {cards} outside {player}'s hand {verb}"
+                f"{':' if count else '.'} ({player} may know more from {player}'s own hand.)"
             )
         for h in sorted(by_holder):
             holder = "you" if game.players[h] == self.human else game.players[h]
@@ -638,36 +644,46 @@ class Session:
     # ----- the hint
 
     def _warn(self, ask: Ask) -> bool:
-        """Whether to hint instead of asking: the same ask was refused before and the
-        asked player has received no card since.  Typing the same ask again asks."""
+        """Whether to hint instead of asking: the same ask was refused before and nothing
+        since could have brought the card to the asked player, or the human can work out
+        otherwise that they lack it.  Typing the same ask again asks."""
         if self.pending == ask:
             self.pending = None
             return False
+        if ask not in self.game.legal_asks():
+            return False  # the game says why it may not be asked
         refusal = self._refusal(ask)
-        if refusal is None:
-            return False
-        number, asker = refusal
-        who = "You" if asker == self.human else asker
-        self.say(
-            f"Hint: {who} asked {ask.target} for {_label(ask.card)} at move {number} and "
-            f"{ask.target} said no; {ask.target} has received no card since, so "
-            f"{ask.target} still has no {_label(ask.card)}. Type the ask again to ask "
-            "anyway, or choose another ('asks' lists them)."
-        )
+        label, target = _label(ask.card), ask.target
+        if refusal is not None:
+            number, asker = refusal
+            who = "you" if asker == self.human else asker
+            self.say(
+                f"Hint: {who} asked {target} for {label} at move {number} and {target} said "
+                f"no; nothing since could have brought {label} to {target}, so {target} "
+                f"still has no {label}."
+            )
+        else:
+            seat = self.game.players.index(target)
+            if float(self.tutor.probabilities()[ask.card.index, seat]) > 0.0:
+                return False
+            self.say(
+                f"Hint: you can work out that {target} has no {label} (type 'why "
+                f"{_card_text(self.game.deck, ask.card)}')."
+            )
+        self.say("Type the ask again to ask anyway, or choose another ('asks' lists them).")
         self.pending = ask
         self.hinted = True
         return True
 
     def _refusal(self, ask: Ask) -> tuple[int, str] | None:
-        """The move at which ``ask.target`` last refused ``ask.card`` and who asked, if no
-        card has come to ``ask.target`` (nor has the card moved) since; else None."""
+        """The move at which ``ask.target`` last refused ``ask.card`` and who asked, if
+        nothing since could have brought the card to them (it has not moved, they have not
+        drawn or turned over a card); else None."""
         record = self.game.view(self.human).record
         for i in range(len(record) - 1, -1, -1):
             event = record[i]
-            if isinstance(event, CardMoved) and (
-                event.destination == ask.target or event.card == ask.card
-            ):
-                return None
+            if isinstance(event, CardMoved) and event.card == ask.card:
+                return None  # the card went somewhere, in public: a new situation
             if isinstance(event, Drew | MiddleCardTurned) and event.player == ask.target:
                 return None
             if (

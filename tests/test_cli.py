@@ -8,15 +8,18 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kwartet_epistemic as kw
+from kwartet_epistemic.agents.agent import make_player
 from kwartet_epistemic.cli import deck_from_option, main, rules_from_options
 from kwartet_epistemic.demo import run_demo
 from kwartet_epistemic.opponents import make_opponent, opponent_names, register_opponent
+from kwartet_epistemic.play import Session
 
 
 def run(
@@ -243,7 +246,7 @@ def test_play_to_the_end_with_piped_input_and_save_the_record(
     argv = ["play", "--players", "3", "--deck", "piquet:3", "--seed", "5", "--save", str(path)]
     status, out, _ = run(argv, capsys, monkeypatch, moves)
     assert status == 0
-    assert "Game over. Quartets: " in out
+    assert "Final score (quartets):" in out
     assert re.search(r"(You win!|You share the win\.|[BC]( and [BC])? (wins|share the win)\.)", out)
     game = kw.Game.load(path)
     assert game.is_over and sum(game.scores.values()) == 3
@@ -325,3 +328,228 @@ def test_opponent_registry_has_random_and_can_be_extended() -> None:
         from kwartet_epistemic import opponents
 
         opponents._REGISTRY.pop("first_test_only")
+
+
+# ----- play teaches (issue 12.2) --------------------------------------------------------
+
+
+@dataclass
+class Scripted:
+    """A computer player that makes the given asks in order."""
+
+    player: str
+    asks: list[str]
+
+    def choose(self, view: kw.PlayerView) -> kw.Ask:
+        target, card = self.asks.pop(0).split()
+        return kw.Ask(self.player, target, view.deck.card(card))
+
+
+def session_output(game: kw.Game, opponents: dict[str, Scripted], lines: str) -> str:
+    out = io.StringIO()
+    assert Session(game, "A", opponents, io.StringIO(lines), out, None).run() == 0
+    return out.getvalue()
+
+
+def small_game() -> kw.Game:
+    # Two families, three players: A holds 7S 8S, B 7H 8H 8D, C 7D 7C 8C.
+    hands = {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}
+    return kw.Game.from_hands(kw.Deck.piquet(families=2), hands, first="A")
+
+
+def test_play_tells_each_move_with_what_it_teaches_from_your_seat() -> None:
+    game = small_game()
+    # A asks B for 7D: no.  B asks C for 7D: yes; B asks A for 7C: no, A's turn.
+    opponents = {"B": Scripted("B", ["C 7D", "A 7C"]), "C": Scripted("C", [])}
+    out = session_output(game, opponents, "B 7D\nquit\n")
+    lines = out.splitlines()
+    assert lines[0] == "  0. C deals 8 cards: A 2, B 3, C 3. A's turn."
+    move1 = lines.index("  1. A asks B: may I have the seven of diamonds? B: no. B's turn.")
+    # The table learns B's refusal; as A cannot see C's hand the rest is what A works out:
+    # A and B hold no 7D, so C does (and everyone can tell).
+    assert lines[move1 + 1 : move1 + 3] == [
+        "       B has no 7♦.",
+        "       It is now common knowledge that C holds 7♦.",
+    ]
+    assert "  2. B asks C: may I have the seven of diamonds? C: yes." in out
+    assert "  3. B asks A: may I have the seven of clubs? A: no. A's turn." in out
+    assert "       Everyone now knows you have no 7♣." in out
+
+
+def test_play_tells_what_the_others_know_about_your_hand() -> None:
+    game = small_game()
+    # A asks B for 7C: no (so C holds 7C).  B asks A for 8C: no.  A asks B for 7D: no (so
+    # C holds 7D, and A holds a seven other than 7D).  B holds 7H, 8H and 8D, as A can work
+    # out: so B now knows A's two cards are 7S and 8S, and A can be sure of it.
+    opponents = {"B": Scripted("B", ["A 8C", "A 8C"]), "C": Scripted("C", [])}
+    out = session_output(game, opponents, "B 7C\nB 7D\nquit\n")
+    move3 = out.split("  3. A asks B: may I have the seven of diamonds? B: no. B's turn.\n")[1]
+    assert move3.startswith(
+        "       B has no 7♦.\n"
+        "       It is now common knowledge that C holds 7♦.\n"
+        "       Now B knows you hold 7♠ and 8♠.\n"
+    )  # fmt: skip
+    state = kw.knowledge(game)
+    assert state.holds("K_A K_B has(A, 7S) & K_A K_B has(A, 8S)")
+    assert not state.holds("K_C has(A, 7S)")
+    assert "C knows you hold" not in out  # C cannot tell 7S from 7H
+
+
+def test_play_commands_worlds_chances_knows_log_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "g.json"
+    commands = "worlds\nchances\nknows\nknows b\nwhy AC\nwhy 7S\nlog\nhelp\n"
+    argv = ["play", "--seed", "3", "--opponents", "higher_order", "--save", str(path)]
+    status, out, _ = run(argv, capsys, monkeypatch, commands + "quit\n")
+    assert status == 0
+    game = kw.Game.load(path)
+    assert len(game.actions) == 2  # B asks D for AC (yes), then A for AH (no): A's turn
+    state = kw.knowledge(game)
+    # worlds: every player's exact count, and the public record's
+    for player in game.players:
+        label = f"{player} (you)" if player == "A" else player
+        assert re.search(rf"^  {re.escape(label)} +{state.count_worlds(player):,}$", out, re.M)
+    assert re.search(rf"^  public record +{state.count_worlds():,}$", out, re.M)
+    # chances: A's exact probabilities, in percent, one row per card A cannot see
+    table = out.split("A> chances\n")[1].split("A> ")[0].splitlines()
+    assert table[1].split() == ["B", "C", "D"] * 3
+    probabilities = state.location_probabilities("A")
+    cells = {}
+    for row in table[2:]:
+        for found in re.finditer(r"(\S+) +(\S+) +(\S+) +(\S+)", row):
+            cells[found.group(1)] = found.groups()[1:]
+    assert len(cells) == 24 and "7♠" not in cells  # A's own cards are left out
+    assert cells["A♣"] == ("100", ".", ".")  # B took it from D at move 1
+    for card in game.deck.cards:
+        if card.symbol in cells:
+            for seat, shown in zip((1, 2, 3), cells[card.symbol], strict=True):
+                p = float(probabilities[card.index, seat])
+                assert shown == ("." if p == 0 else "100" if p == 1 else str(round(100 * p)))
+    # knows: the cards A has located and the move that settled each
+    assert "A> knows\nYou know where 1 card outside your hand is:\n  B: A♣ (move 1)\n" in out
+    assert state.knows_location("A", "AC") == "B"
+    assert "You can be sure B knows where 0 cards outside B's hand are." in out
+    # why: the explanation of the epistemic state when there is one
+    if hasattr(state, "explain"):
+        assert str(state.explain("A", game.deck.card("AC"))) in out
+    else:
+        assert "You know B holds A♣ (since move 1)." in out
+    assert "7♠ is in your hand." in out or (hasattr(state, "explain") and "A> why 7S\n" in out)
+    # log: numbered moves
+    log = out.split("A> log\n")[1].split("A> ")[0].splitlines()
+    assert log == [
+        "  0. A deals 32 cards: A 8, B 8, C 8, D 8. B's turn.",
+        "  1. B asks D: may I have the ace of clubs? D: yes. D gives the ace of clubs to B.",
+        "  2. B asks A: may I have the ace of hearts? A: no. A's turn.",
+    ]
+    assert "knows [PLAYER]" in out and "why CARD" in out and "chances" in out  # help
+
+
+def test_play_knows_another_player_lists_only_what_you_can_be_sure_of() -> None:
+    game = small_game()
+    # A asks B for 7D: no, so C holds 7D (public).  B asks A for 8C: no, A's turn.
+    opponents = {"B": Scripted("B", ["A 8C"]), "C": Scripted("C", [])}
+    out = session_output(game, opponents, "B 7D\nknows B\nknows C\nknows\nquit\n")
+    about_b = out.split("A> knows B\n")[1].split("A> ")[0]
+    assert about_b.startswith("You can be sure B knows where ")
+    assert "  C: 7♦ (move 1)" in about_b
+    about_c = out.split("A> knows C\n")[1].split("A> ")[0]
+    assert "7♦" not in about_c  # C's own card is not listed as located by C
+    state = kw.knowledge(game)
+    for section, player in ((about_b, "B"), (about_c, "C")):
+        for holder, cards in re.findall(r"^  (you|[ABC]): (.+)$", section, re.M):
+            owner = "A" if holder == "you" else holder
+            for card in re.findall(r"(\S+) \((?:move \d+|dealt)\)", cards):
+                code = next(c.code for c in game.deck.cards if c.symbol == card)
+                assert state.holds(f"K_A K_{player} has({owner}, {code})")
+
+
+def test_play_hints_before_repeating_a_refused_ask_and_asks_when_told_twice() -> None:
+    game = small_game()
+    # A asks C for 8C: yes, A goes on; A asks B for 8H... use asks that fail: A asks B for
+    # 8C (no: C holds it).  B asks A for 7S?  That would be yes; B asks A for 8C: no, A's
+    # turn.  B received no card in between, so asking B for 8C again gets the hint.
+    opponents = {"B": Scripted("B", ["A 8C", "A 8C"]), "C": Scripted("C", [])}
+    out = session_output(game, opponents, "B 8C\nB 8C\nB 8C\nquit\n")
+    hint = (
+        "Hint: you asked B for 8♣ at move 1 and B said no; nothing since could have "
+        "brought 8♣ to B, so B still has no 8♣.\nType the ask again to ask anyway, or choose another "
+        "('asks' lists them).\n"
+    )
+    assert out.count(hint) == 1
+    after_hint = out.split(hint)[1]
+    assert after_hint.startswith("A> B 8C\n  3. A asks B: may I have the eight of clubs? B: no.")
+    assert out.count("A asks B: may I have the eight of clubs?") == 2  # the hint asked nothing
+
+
+def test_play_gives_no_hint_once_the_card_has_moved_since_the_refusal() -> None:
+    game = small_game()
+    # A asks B for 7C: no.  B asks C for 7C: yes (now B holds it), B asks A for 8C: no.
+    opponents = {"B": Scripted("B", ["C 7C", "A 8C"]), "C": Scripted("C", [])}
+    out = session_output(game, opponents, "B 7C\nB 7C\nquit\n")
+    assert "Hint" not in out
+    assert "  4. A asks B: may I have the seven of clubs? B: yes." in out
+
+
+def test_play_hints_when_you_can_work_out_the_answer_is_no() -> None:
+    game = small_game()
+    # A asks B for 7D: no.  B asks A for 8C: no, so B holds no 8C (nobody bluffs).
+    opponents = {"B": Scripted("B", ["A 8C"]), "C": Scripted("C", [])}
+    out = session_output(game, opponents, "B 7D\nB 8C\nquit\n")
+    assert "Hint: you can work out that B has no 8♣ (type 'why 8C').\n" in out
+    assert "A asks B: may I have the eight of clubs?" not in out
+    assert float(kw.knowledge(game).location_probabilities("A")[7, 1]) == 0.0  # 8C, B
+
+
+def test_play_bad_commands_name_the_input_and_change_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "g.json"
+    bad = "knows Z\nwhy\nwhy XX\nworlds now\nchances 3\nlog all\nturn\nturn x\nfoo bar\n"
+    argv = ["play", "--seed", "7", "--opponents", "random", "--save", str(path)]
+    status, out, _ = run(argv, capsys, monkeypatch, bad + "quit\n")
+    assert status == 0
+    for message in (
+        "knows 'Z': expected a player, one of A, B, C, D",
+        "why needs a card: why CARD, e.g. why QH",
+        "why 'XX': expected a card of this deck (no card 'XX' in Deck.piquet()",
+        "worlds 'now': worlds takes nothing after it; type just worlds",
+        "chances '3': chances takes nothing after it; type just chances",
+        "log 'all': log takes nothing after it; type just log",
+        "turn needs a middle slot number: turn N",
+        "turn 'x': expected a middle slot number, turn N",
+        "Not allowed: ask 'foo bar': 'foo' is not a player",
+    ):
+        assert message in out
+    assert kw.Game.load(path).actions == ()  # seed 7: A moves first, and nothing was played
+
+
+def test_play_ends_with_the_last_moves_and_the_final_score(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deck = kw.Deck.piquet(families=3)
+    every_ask = [f"{p} {c.code}" for p in "BC" for c in deck.cards]
+    moves = "\n".join(every_ask * 60) + "\n"
+    argv = ["play", "--players", "3", "--deck", "piquet:3", "--seed", "5"]
+    status, out, _ = run(argv + ["--opponents", "knowledge"], capsys, monkeypatch, moves)
+    assert status == 0
+    head, summary = out.split("\nGame over after ")
+    numbers = [int(m) for m in re.findall(r"^ *(\d+)\. ", head, re.M)]
+    assert numbers == list(range(len(numbers)))  # every move told, none hidden
+    assert summary.startswith(f"{numbers[-1]} moves. Final score (quartets):\n")
+    assert "earlier lines" not in out
+    scores = dict(re.findall(r"^  ([ABC])(?: \(you\))? +(\d)", summary, re.M))
+    assert sorted(scores) == ["A", "B", "C"] and sum(map(int, scores.values())) == 3
+    assert re.search(r"(You win!|You share the win\.|[BC]( and [BC])? (wins|share the win)\.)\n$",
+                     summary)  # fmt: skip
+
+
+def test_play_default_opponents_search_with_a_time_budget(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    status, out, _ = run(["play", "--seed", "7"], capsys, monkeypatch, "quit\n")
+    assert status == 0
+    assert "opponents B (search[ms=300]), C (search[ms=300]), D (search[ms=300])" in out
+    agent = make_player("search[ms=300]", "B")
+    assert agent.policy.milliseconds == 300

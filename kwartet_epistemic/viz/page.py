@@ -339,18 +339,21 @@ table#table { border-collapse:collapse; width:100%; font-size:0.92em; }
 .cell-sample.truth { box-shadow:inset 0 0 0 2px #111; }
 .cell-sample.gone { background:repeating-linear-gradient(45deg,#e5e7eb 0 3px,#f3f4f6 3px 6px); }
 .cell-sample.asked { border:2px solid #E69F00; }
-#heatmaps { display:grid; grid-template-columns:repeat(auto-fit,minmax(640px,1fr)); gap:14px; }
+#heatmaps { display:grid; grid-template-columns:1fr; gap:14px; }
 .heat h3 { font-size:1em; margin:0 0 6px; display:flex; align-items:baseline; gap:10px;
   flex-wrap:wrap; }
 .heat h3 .worlds { font-weight:400; font-variant-numeric:tabular-nums; }
+.heat { min-width:0; }
 .heat-wrap { overflow-x:auto; }
-table.hm { border-collapse:separate; border-spacing:0; font-size:11px; }
+table.hm { border-collapse:separate; border-spacing:0; font-size:11px; width:100%;
+  table-layout:fixed; }
+.hm col.rowhead { width:30px; }
 .hm th { font-weight:600; padding:1px 2px; white-space:nowrap; }
 .hm th.family { font-weight:500; color:var(--muted); font-size:10px;
   border-bottom:1px solid var(--line); }
-.hm th.card { min-width:21px; }
+.hm th.card { font-size:10px; letter-spacing:-0.04em; padding:1px 0; overflow:hidden; }
 .hm th.row { text-align:right; padding-right:6px; }
-.hm td { width:21px; min-width:21px; height:22px; text-align:center; padding:0;
+.hm td { min-width:18px; height:22px; text-align:center; padding:0;
   border-right:1px solid rgba(255,255,255,.7); border-bottom:1px solid rgba(255,255,255,.7);
   font-variant-numeric:tabular-nums; font-size:10px; cursor:default; }
 .hm .sep { border-left:3px solid #fff; }
@@ -399,7 +402,7 @@ _SCRIPT = r"""
   }
 
   // The heatmaps are built once; each step only recolours their cells.
-  var heat = [];
+  var heat = [], CELL = 23;
   data.players.forEach(function (viewer, v) {
     var box = el("div", "panel heat");
     box.setAttribute("data-viewer", viewer);
@@ -414,6 +417,11 @@ _SCRIPT = r"""
     h3.appendChild(located);
     box.appendChild(h3);
     var wrap = el("div", "heat-wrap"), table = el("table", "hm");
+    table.style.minWidth = (data.cards.length * CELL + 30) + "px";  // narrower scrolls
+    var cols = el("colgroup"), rowhead = el("col", "rowhead");
+    cols.appendChild(rowhead);
+    data.cards.forEach(function () { cols.appendChild(el("col")); });
+    table.appendChild(cols);
     var fam = el("tr"), head = el("tr");
     fam.appendChild(el("th")); head.appendChild(el("th"));
     data.families.forEach(function (f, i) {
@@ -452,14 +460,16 @@ _SCRIPT = r"""
     wrap.appendChild(table);
     box.appendChild(wrap);
     document.getElementById("heatmaps").appendChild(box);
-    heat.push({worlds: worlds, located: located, cells: cells, heads: heads, table: table});
+    heat.push({worlds: worlds, located: located, cells: cells, heads: heads});
   });
-  // Two heatmaps side by side only where both fit whole; otherwise one per row.
-  if (heat.length) {
-    var need = heat[0].table.offsetWidth + 36;
-    document.getElementById("heatmaps").style.gridTemplateColumns =
-      "repeat(auto-fit, minmax(min(100%, " + need + "px), 1fr))";
+  // One heatmap per row, stretched; two side by side where both fit whole.
+  var grid = document.getElementById("heatmaps");
+  function layout() {
+    var need = data.cards.length * CELL + 30 + 36;
+    grid.style.gridTemplateColumns = grid.clientWidth >= 2 * need + 14 ? "1fr 1fr" : "1fr";
   }
+  layout();
+  window.addEventListener("resize", layout);
 
   var tbody = document.querySelector("#table tbody");
   var showHands = document.getElementById("show-hands");

@@ -238,3 +238,16 @@ def test_world_labels_list_cards_in_deck_order() -> None:
             order = ["7♠", "7♥", "7♦", "7♣", "8♠", "8♥", "8♦", "8♣"]
             found = [c for c in order if c in cards]
             assert "".join(found) == cards, label
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_muddy_children_draw_as_the_lattice_by_number_of_muddy_children(n: int) -> None:
+    model = muddy_children(n, muddy=[1, 2])
+    points = kripke_layout(model)  # auto
+    assert np.allclose(points, kripke_layout(model, "layers"))
+    muddy = [label.count("1") for label in world_labels(model)]
+    heights = {round(float(y), 9) for y in points[:, 1]}
+    assert len(heights) == n + 1  # one row per number of muddy children
+    for w, v in itertools.combinations(range(model.n_worlds), 2):
+        assert (muddy[w] < muddy[v]) == (points[w, 1] < points[v, 1] - 1e-9)
+    draw_kripke(model)  # and it draws

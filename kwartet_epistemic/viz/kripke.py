@@ -278,6 +278,8 @@ def kripke_layout(
     agents = _agents(model, agent)
     if layout == "auto" and _use_grid(model, agents):
         layout = "grid"
+    if layout == "auto" and _one_atom_apart(model, agents):
+        layout = "layers"
     if layout == "grid":
         pair = grid_axes(model, agents if len(agents) > 1 else model.agents)
         if pair is None:
@@ -478,6 +480,30 @@ def _hand_key(name: str) -> tuple[int, ...]:
     cards = re.findall(r"(10|[2-9JQKA])([♠♥♦♣])", name)
     ranks = _PIQUET_ORDER if all(r in _PIQUET_ORDER for r, _ in cards) else _RANK_ORDER
     return (len(cards), *(ranks[r] * 4 + _SUIT_ORDER[symbols[s]] for r, s in cards))
+
+
+def _one_atom_apart(model: KripkeModel, agents: Sequence[str]) -> bool:
+    """Whether every agent confuses only pairs of worlds one atom apart (as each muddy
+    child confuses the worlds that differ in its own forehead): then ``"auto"`` draws the
+    classic lattice of :func:`_layers_layout`, rows by the number of true atoms."""
+    if len(agents) < 2 or model.n_worlds < 4:
+        return False
+    try:
+        atoms = sorted(str(a) for a in model.atoms)
+    except ModelError:
+        return False
+    if not atoms:
+        return False
+    truth = np.array([np.asarray(model.truth_set(a), dtype=bool) for a in atoms])
+    for a in agents:
+        labels = np.asarray(model.labels(a))
+        for value in np.unique(labels).tolist():
+            members = np.flatnonzero(labels == value)
+            if len(members) > 2:
+                return False
+            if len(members) == 2 and int((truth[:, members[0]] != truth[:, members[1]]).sum()) != 1:
+                return False
+    return True
 
 
 def _layers_layout(model: KripkeModel) -> np.ndarray:
@@ -726,7 +752,12 @@ def draw_kripke(
         ax = _new_axes(ax, _grid_figure_size(model, grid))
         labels = False if labels == "auto" else labels
     else:
-        ax = _new_axes(ax, _figure_size(model.n_worlds, _label_length(model, labels)))
+        size = _figure_size(model.n_worlds, _label_length(model, labels))
+        lattice = layout == "layers" or (layout == "auto" and _one_atom_apart(model, agents))
+        if positions is None and lattice:  # room for the widest row's labels
+            widest = int(np.unique(points[:, 1].round(6), return_counts=True)[1].max())
+            size = (max(size[0], 0.62 * widest + 1.3), size[1])
+        ax = _new_axes(ax, size)
     _draw_on(
         ax, model, points, agents, edges=_pick_edges(model, agents, edges), labels=labels,
         highlight=_truth(model, highlight), faded=None,

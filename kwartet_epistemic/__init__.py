@@ -228,6 +228,11 @@ __all__ += [
     "tournament",
 ]
 
+# --- exercises that check themselves (issue 12) ---
+from kwartet_epistemic import exercises  # noqa: E402
+
+__all__ += ["exercises"]
+
 # --- viz (issue 6) ---
 # The drawing modules (matplotlib, networkx) load on first use of kw.viz.<name>.
 from kwartet_epistemic import viz  # noqa: E402

@@ -56,14 +56,14 @@ def _fraction(count: int, total: int) -> str:
 def page_data(progress: GameProgress, *, title: str | None = None) -> dict[str, Any]:
     """The data :func:`to_html` embeds: plain JSON types, exact counts as strings.
 
-    ``steps[s]["heat"][viewer][row][card]`` is ``[probability rounded to 4 places,
-    exact fraction]``, or None for a card in a quartet on the table.
+    ``steps[s]["heat"][viewer][row][card]`` is the exact probability as a fraction
+    (``"0"``, ``"1"``, ``"3/7"``), or None for a card in a quartet on the table.
 
     >>> import kwartet_epistemic as kw
     >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
     >>> data = page_data(kw.viz.game_progress(game))
     >>> data["steps"][0]["worlds"], data["steps"][0]["heat"][0][0][0]
-    (['10', '10', '20'], [0.0, '0'])
+    (['10', '10', '20'], '0')
     """
     if not isinstance(progress, GameProgress):
         raise KwartetError(f"progress {progress!r}: expected a GameProgress (kw.viz.game_progress)")
@@ -104,7 +104,7 @@ def page_data(progress: GameProgress, *, title: str | None = None) -> dict[str, 
                         continue
                     counts = progress.location_counts[step, v, c]
                     count = int(counts[r]) if r < len(players) else total - sum(map(int, counts))
-                    row.append([round(count / total, 4), _fraction(count, total)])
+                    row.append(_fraction(count, total))
                 table.append(row)
             heat.append(table)
         holder = progress.holder[step]
@@ -378,6 +378,11 @@ _SCRIPT = r"""
     if (text !== undefined && text !== null) node.textContent = text;
     return node;
   }
+  function probability(fraction) {  // "3/7" -> 0.4286 (counts past 2**53 stay close)
+    var parts = fraction.split("/");
+    var p = parts.length === 1 ? Number(parts[0]) : Number(parts[0]) / Number(parts[1]);
+    return Math.round(p * 1e4) / 1e4;
+  }
   function grouped(digits) { return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
   function countText(digits, log10) {
     return digits.length > 6 ? grouped(digits) + "  (\u2248 10^" + log10.toFixed(1) + ")" : grouped(digits);
@@ -549,15 +554,15 @@ _SCRIPT = r"""
             td.classList.remove("known");
             return;
           }
-          var p = cell[0], known = cell[1] === "1";
+          var p = probability(cell), known = cell === "1";
           td.style.background = colour(p);
           td.style.color = p > 0.55 ? "#fff" : "#1d2430";
           td.classList.toggle("known", known);
           td.textContent = known ? "\u25cf" : p >= 0.005 ? String(Math.round(p * 100)) : "";
           td.setAttribute("data-p", String(p));
-          td.setAttribute("data-fraction", cell[1]);
+          td.setAttribute("data-fraction", cell);
           td.title = data.players[v] + "\u2019s probability that " + data.rows[r] + " holds " +
-            data.cards[c].label + ": " + cell[1] + (cell[1].indexOf("/") >= 0 ?
+            data.cards[c].label + ": " + cell + (cell.indexOf("/") >= 0 ?
             " \u2248 " + (p * 100).toFixed(1) + "%" : "") + (truth ? " (true holder)" : "");
         });
       });

@@ -242,6 +242,10 @@ class Tutor:
                         and not game.rules.draw_pile
                     ):
                         known[seat, c] = True  # a place, once known, changes only in public
+                    elif state.knows_location(player, deck.cards[c]) is None:
+                        # A shortcut only: what `you` can be sure of is true, so where the
+                        # player does not know it (a fast count) the nested query is False.
+                        known[seat, c] = False
                     else:
                         owner, code = game.players[h], deck.cards[c].code
                         known[seat, c] = state.holds(

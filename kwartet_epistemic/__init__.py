@@ -58,7 +58,7 @@ from kwartet_epistemic.events import (  # noqa: E402
 )
 from kwartet_epistemic.game import Ask, Game, PlayerView, UnknownAskCardError, parse_ask  # noqa: E402
 from kwartet_epistemic.record import GameRecord, record_schema, record_schema_path  # noqa: E402
-from kwartet_epistemic.rules import RuleSet  # noqa: E402
+from kwartet_epistemic.rules import RuleSet, rules_path, rules_text  # noqa: E402
 
 __all__ += [
     "Answered",
@@ -84,6 +84,8 @@ __all__ += [
     "parse_ask",
     "record_schema",
     "record_schema_path",
+    "rules_path",
+    "rules_text",
 ]
 
 # --- logic and kripke (issue 3) ---

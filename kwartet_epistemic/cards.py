@@ -396,10 +396,16 @@ class Deck:
         return data, origin
 
     @classmethod
-    def from_spec(cls, spec: str) -> Deck:
-        """Rebuild a deck from its ``spec`` string (as stored in game records).
+    def from_spec(cls, spec: str, *, bundled: bool = True) -> Deck:
+        """Rebuild a deck from its ``spec`` string (as stored in game records) or from its
+        ``repr`` (a bundled themed pack's repr names the pack; a pack read from a file is
+        rebuilt from its ``spec``, which holds the cards).  ``bundled=False`` refuses a
+        bundled pack's name: game records hold every card inline.
 
         >>> Deck.from_spec("piquet(families=3)") == Deck.piquet(families=3)
+        True
+        >>> all(Deck.from_spec(repr(d)) == d for d in
+        ...     [Deck.piquet(), Deck.standard(families=10), Deck.themed("animals")])
         True
         """
         if not isinstance(spec, str):
@@ -408,7 +414,9 @@ class Deck:
             raise InvalidDeckError(
                 f"deck spec of {len(spec):,} characters: a spec has at most {2 * MAX_PACK_BYTES:,}"
             )
-        match = re.fullmatch(r"\s*(piquet|standard)\(\s*(?:families\s*=\s*(\d+))?\s*\)\s*", spec)
+        match = re.fullmatch(
+            r"\s*(?:Deck\.)?(piquet|standard)\(\s*(?:families\s*=\s*(\d+))?\s*\)\s*", spec
+        )
         if match:
             maker = cls.piquet if match.group(1) == "piquet" else cls.standard
             digits = match.group(2)
@@ -421,7 +429,20 @@ class Deck:
                     f"an integer from 1 to {top}"
                 )
             return maker(families=int(digits))
-        match = re.fullmatch(r"\s*themed\((.*)\)\s*", spec, flags=re.DOTALL)
+        match = re.fullmatch(r"\s*Deck\.themed\(\s*('[^'\\]*'|\"[^\"\\]*\")\s*\)\s*", spec)
+        if match:  # the repr of a bundled pack's deck: only bundled packs, never a path
+            name = match.group(1)[1:-1]
+            if not bundled:
+                raise InvalidDeckError(
+                    f"deck spec {spec[:60]!r}: expected the pack inline, 'themed({{...}})'"
+                )
+            if _squash(name) not in {_squash(p) for p in bundled_packs()}:
+                raise InvalidDeckError(
+                    f"deck {spec[:60]!r}: {name!r} is no bundled pack ({', '.join(bundled_packs())});"
+                    " a deck from a pack file is rebuilt from its spec, deck.spec"
+                )
+            return cls.themed(name)
+        match = re.fullmatch(r"\s*(?:Deck\.)?themed\((.*)\)\s*", spec, flags=re.DOTALL)
         if match:
             data = load_json(
                 match.group(1),
@@ -530,6 +551,8 @@ class Deck:
 
         >>> Deck.piquet().card("Q♥") == Deck.piquet().card("queen of hearts")
         True
+        >>> Deck.piquet().card(repr(Deck.piquet().card("QH")))  # a card's printed form too
+        Card('QH')
         >>> Deck.piquet().card("QX")
         Traceback (most recent call last):
         ...
@@ -546,6 +569,9 @@ class Deck:
         found = self._lookup.get(text.lower()) or self._lookup.get(_squash(text))
         if found is not None:
             return found
+        printed = re.fullmatch(r"\s*Card\(\s*('[^']*'|\"[^\"]*\")\s*\)\s*", text)
+        if printed:  # a card's repr, Card('QH'), names the card too
+            return self.card(printed.group(1)[1:-1])
         names = [c.code for c in self.cards] + [c.name for c in self.cards]
         close = difflib.get_close_matches(text.strip(), names, n=3, cutoff=0.4)
         if not close:

@@ -1,4 +1,4 @@
-"""The ``kwartet`` command: play, simulate, tournament, replay and demo.
+"""The ``kwartet`` command: play, simulate, tournament, replay, demo and rules.
 
 Every subcommand has ``--help``.  Bad user input ends the command with a one-line
 message on stderr and exit status 2, never a traceback.  ``kwartet play`` reads its
@@ -10,6 +10,9 @@ Kwartet demo, seed 7: 4 players (A, B, C, D), ... publisher rules, 32 cards.
 0
 >>> main(["simulate", "--players", "7", "--games", "1"])  # the message goes to stderr
 2
+
+``python -m kwartet_epistemic`` is the same command; ``kwartet --version`` prints the
+version and ``kwartet rules`` the rules the library plays (RULES.md in the package).
 """
 
 from __future__ import annotations
@@ -113,21 +116,23 @@ def rules_from_options(preset: str, options: Sequence[str] = ()) -> RuleSet:
     return rules.replace(**changes) if changes else rules
 
 
-def _non_negative(text: str) -> int:
+def _whole_number(text: str, least: int) -> int:
+    """``text`` as a whole number >= ``least``; one message for every bad value."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number >= 0")
+        value = least - 1
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= {least}")
     return value
+
+
+def _non_negative(text: str) -> int:
+    return _whole_number(text, 0)
 
 
 def _positive(text: str) -> int:
-    value = _non_negative(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number >= 1")
-    return value
+    return _whole_number(text, 1)
 
 
 def _add_game_options(parser: argparse.ArgumentParser, default_players: int) -> None:
@@ -179,6 +184,10 @@ def _run_play(args: argparse.Namespace) -> int:
     rules = rules_from_options(args.rules, args.option)
     human = args.name
     letters = [c for c in SEAT_LETTERS if c.lower() != human.lower()]
+    if args.players > len(letters) + 1:
+        raise GameSetupError(
+            f"{args.players} players: Kwartet is for 3 to 6 players (2 with a draw pile)"
+        )
     players = [human, *letters[: args.players - 1]]  # Game.deal refuses a bad count
     kinds = _opponent_kinds(args.opponents, len(players) - 1)
     game = Game.deal(deck, players, seed=args.seed, rules=rules)
@@ -213,7 +222,10 @@ def _run_simulate(args: argparse.Namespace) -> int:
     if not players:
         raise GameSetupError(f"{n} players: Kwartet is for 3 to 6 players")
     Game.deal(deck, players, seed=0, rules=rules)  # fail fast on a bad setup, before the loop
-    rng = np.random.default_rng(args.seed)
+    seed = args.seed
+    if seed is None:  # a fresh seed, printed so that the run can be repeated
+        seed = int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]
+    rng = np.random.default_rng(seed)
     wins_by_seat = np.zeros(n)
     wins_by_turn = np.zeros(n)  # by position after the dealer: 0 moves first
     quartets_by_seat = np.zeros(n)
@@ -238,7 +250,8 @@ def _run_simulate(args: argparse.Namespace) -> int:
     games = args.games
     print(
         f"{games} random-vs-random games: {n} players, {rules.name} rules, {deck!r} "
-        f"({len(deck)} cards), " + ("random seed" if args.seed is None else f"seed {args.seed}")
+        f"({len(deck)} cards), seed {seed}"
+        + (f" (chosen at random; --seed {seed} repeats the run)" if args.seed is None else "")
     )
     print("Win rate by seat (shared wins split):")
     for seat, player in enumerate(players):
@@ -258,6 +271,8 @@ def _run_simulate(args: argparse.Namespace) -> int:
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
+    import warnings
+
     from kwartet_epistemic.tournament import arrangements, tournament
 
     deck = deck_from_option(args.deck)
@@ -265,17 +280,19 @@ def _run_tournament(args: argparse.Namespace) -> int:
     agents = _split_specs(args.agents)
     if not agents:
         raise _UsageError("--agents: give one agent per seat, e.g. knowledge,random,random")
-    result = tournament(
-        agents,
-        args.games,
-        rules=rules,
-        deck=deck,
-        seed=args.seed,
-        jobs=args.jobs,
-        out=args.out,
-        scheduler=args.scheduler,
-        progress=not args.no_progress,
-    )
+    with warnings.catch_warnings():  # an unequal seating is said in the table below
+        warnings.simplefilter("ignore", UserWarning)
+        result = tournament(
+            agents,
+            args.games,
+            rules=rules,
+            deck=deck,
+            seed=args.seed,
+            jobs=args.jobs,
+            out=args.out,
+            scheduler=args.scheduler,
+            progress=not args.no_progress,
+        )
     print(
         f"Tournament: {', '.join(agents)}; seats rotated over {len(arrangements(agents))} "
         f"arrangements; {rules.name} rules, {len(deck)} cards."
@@ -293,7 +310,20 @@ def _run_tournament(args: argparse.Namespace) -> int:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    record = GameRecord.load(args.file, check=False)
+    if args.file == "-":  # the record on stdin
+        from kwartet_epistemic.errors import RecordError
+        from kwartet_epistemic.record import MAX_RECORD_BYTES
+
+        text = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+        if len(text) > MAX_RECORD_BYTES:
+            raise RecordError(f"stdin: record: larger than {MAX_RECORD_BYTES:,} bytes")
+        try:
+            record = GameRecord.from_json(text, check=False)
+        except RecordError as err:
+            raise RecordError(f"stdin: {err}") from err
+        args.file = "(stdin)"
+    else:
+        record = GameRecord.load(args.file, check=False)
     game = record.replay()
     if args.html is not None:  # written first: a bad page path stops before any output
         from kwartet_epistemic.viz.page import to_html
@@ -314,6 +344,13 @@ def _run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_rules(args: argparse.Namespace) -> int:
+    from kwartet_epistemic.rules import rules_text
+
+    print(rules_text(), end="")
+    return 0
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     figures = None
     if not args.no_figures:
@@ -331,8 +368,11 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kwartet",
         description="Kwartet, the Dutch quartet card game: play, simulate, tournament, replay, "
-        "demo.",
+        "demo, rules.",
     )
+    from kwartet_epistemic import __version__
+
+    parser.add_argument("--version", action="version", version=f"kwartet {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser(
@@ -421,7 +461,9 @@ def _parser() -> argparse.ArgumentParser:
         help="print the transcript of a saved game",
         description="Load a JSON game record, check it move by move and print its transcript.",
     )
-    replay.add_argument("file", metavar="FILE", help="a game record (kwartet play --save FILE)")
+    replay.add_argument(
+        "file", metavar="FILE", help="a game record (kwartet play --save FILE); - reads stdin"
+    )
     replay.add_argument(
         "--view", default=None, metavar="PLAYER",
         help="print the record as PLAYER saw it (others' draws hidden)",
@@ -448,6 +490,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--no-figures", action="store_true", help="only print the game")
     demo.set_defaults(run=_run_demo)
+
+    rules = sub.add_parser(
+        "rules",
+        help="print the rules the library plays and what is public",
+        description="Print RULES.md from the package: the default rules, every rule option, "
+        "what is public at every moment (what the epistemic model is built from) and a worked "
+        "example.",
+    )
+    rules.set_defaults(run=_run_rules)
     return parser
 
 

@@ -103,17 +103,25 @@ class Ask:
     Ask('A', 'B', 'QH')
     >>> str(Ask("A", "B", kw.Deck.piquet().card("QH")))
     'A asks B for QH'
+    >>> Ask("A", "B", "QH")  # a card given as text (game.play reads it in the game's deck)
+    Ask('A', 'B', 'QH')
+
+    Both printed forms read back with :func:`parse_ask`.
     """
 
     asker: str
     target: str
     card: Card
 
+    def _code(self) -> str:
+        card = self.card
+        return card.code if isinstance(card, Card) else str(card)
+
     def __str__(self) -> str:
-        return f"{self.asker} asks {self.target} for {self.card.code}"
+        return f"{self.asker} asks {self.target} for {self._code()}"
 
     def __repr__(self) -> str:
-        return f"Ask({self.asker!r}, {self.target!r}, {self.card.code!r})"
+        return f"Ask({self.asker!r}, {self.target!r}, {self._code()!r})"
 
 
 def _bits(mask: int) -> Iterable[int]:
@@ -1337,12 +1345,27 @@ _ASK_PATTERN = re.compile(
 )
 
 
+_PRINTED_ASK_PATTERNS = (
+    # str(ask): "A asks B for QH"
+    re.compile(r"^\s*(?P<asker>\w+)\s+asks\s+(?P<target>\w+)\s+for\s+(?P<card>.+?)\s*$"),
+    # repr(ask): "Ask('A', 'B', 'QH')"
+    re.compile(
+        r"^\s*Ask\(\s*(?P<q1>['\"])(?P<asker>\w+)(?P=q1)\s*,\s*(?P<q2>['\"])(?P<target>\w+)(?P=q2)"
+        r"\s*,\s*(?P<q3>['\"])(?P<card>.+?)(?P=q3)\s*\)\s*$"
+    ),
+)
+
+
 def parse_ask(text: str, game: Game | PlayerView, asker: str | None = None) -> Ask:
-    """Read an ask typed by a person: ``"B QH"`` or ``"B, may I have the queen of hearts?"``.
+    """Read an ask typed by a person: ``"B QH"`` or ``"B, may I have the queen of hearts?"``,
+    or an ask's printed form, ``str(ask)`` or ``repr(ask)`` (which name the asker too).
 
     >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
     >>> parse_ask("C, may I have the queen of hearts?", g)
     Ask('A', 'C', 'QH')
+    >>> ask = g.legal_asks()[0]
+    >>> parse_ask(str(ask), g) == ask == parse_ask(repr(ask), g)
+    True
     """
     if not isinstance(text, str):
         raise IllegalAskError(f"ask {short(text)}: expected text such as 'B QH'")
@@ -1350,12 +1373,23 @@ def parse_ask(text: str, game: Game | PlayerView, asker: str | None = None) -> A
         raise IllegalAskError(f"parse_ask(game={short(game)}): expected a Game or a PlayerView")
     if len(text) > 1000:
         raise IllegalAskError(f"ask of {len(text):,} characters: an ask has at most 1,000")
-    match = _ASK_PATTERN.match(text)
+    players = game.players
+    by_lower = {p.lower(): p for p in players}
+    printed = None
+    for pattern in _PRINTED_ASK_PATTERNS:
+        printed = pattern.match(text)
+        if printed and printed.group("asker").lower() in by_lower:
+            break
+        printed = None
+    match = printed or _ASK_PATTERN.match(text)
     if not match:
         raise IllegalAskError(f"ask {text!r}: expected a player and a card, such as 'B QH'")
     target, card_text = match.group("target"), match.group("card")
-    players = game.players
-    by_lower = {p.lower(): p for p in players}
+    if printed:
+        named = by_lower[printed.group("asker").lower()]
+        if asker is not None and named != asker:
+            raise IllegalAskError(f"ask {text!r}: the asker is {named}, not {asker}")
+        asker = named
     if target.lower() not in by_lower:
         raise IllegalAskError(
             f"ask {text!r}: {target!r} is not a player; players are {', '.join(players)}"

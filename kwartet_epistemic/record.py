@@ -528,7 +528,7 @@ class GameRecord:
         if not isinstance(spec, str):
             raise RecordError(f"deck: {spec!r}: expected a deck spec such as 'piquet()'")
         try:
-            deck = Deck.from_spec(spec)
+            deck = Deck.from_spec(spec, bundled=False)  # a record names no file or pack
         except KwartetError as err:
             raise RecordError(f"deck: {err}") from err
         try:

@@ -1,4 +1,10 @@
-"""Rule options of Kwartet and the named presets (see RULES.md).
+"""Rule options of Kwartet and the named presets.
+
+The rules themselves, and what is public at every moment, are written out in RULES.md,
+which ships inside the package: ``kwartet rules`` prints it, :func:`rules_text` returns it
+and :func:`rules_path` says where it is.  Its sections are "Default profile", "Rule
+options", "What is public, exactly" (what the epistemic model is built from) and "The
+worked example".
 
 A :class:`RuleSet` is a frozen value; the default is the publisher profile.
 
@@ -15,12 +21,33 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from kwartet_epistemic._safejson import short
 from kwartet_epistemic.errors import RuleOptionError
 
-__all__ = ["RuleSet", "PRESETS"]
+__all__ = ["RuleSet", "PRESETS", "rules_path", "rules_text"]
+
+
+def rules_path() -> Path:
+    """Where the package's RULES.md is: the rules the library plays and what is public.
+
+    >>> rules_path().name, rules_path().is_file()
+    ('RULES.md', True)
+    """
+    return Path(__file__).with_name("RULES.md")
+
+
+def rules_text() -> str:
+    """The rules the library plays, as Markdown (what ``kwartet rules`` prints).
+
+    >>> import kwartet_epistemic as kw
+    >>> "## What is public, exactly" in kw.rules_text()
+    True
+    """
+    return rules_path().read_text(encoding="utf-8")
+
 
 # 64 families of 4, the largest themed pack: no rule deals or lays out more cards.
 MAX_DECK_CARDS = 256

@@ -28,6 +28,7 @@ import os
 import sys
 import time
 import types
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,7 @@ __all__ = [
     "read_results",
     "replay_game",
     "tournament",
+    "unequal_seating",
 ]
 
 SEAT_NAMES = "ABCDEF"
@@ -168,7 +170,38 @@ class TournamentResult:
             f"tournament seed {self.seed}"
             + (f", {unfinished} stopped after {MAX_ASKS} asks" if unfinished else "")
         )
+        unequal = unequal_seating(self.agents, len(self.games))
+        if unequal:
+            lines.append(unequal)
         return "\n".join(lines)
+
+
+def unequal_seating(agents: Sequence[str], games: int) -> str | None:
+    """None if ``games`` seat-rotated games play every seating of ``agents`` equally often,
+    else a sentence saying how unequal it is and which numbers of games would be equal.
+
+    >>> unequal_seating(["knowledge", "defensive:facts", "random", "random"], 24) is None
+    True
+    >>> print(unequal_seating(["knowledge", "defensive:facts", "random", "random"], 40))
+    40 games cannot seat everyone equally: 12 seatings, 4 of them played 4 times and 8 3 times;
+    use a multiple of 12 (36 or 48)
+    """
+    count = len(arrangements(agents))
+    extra = games % count
+    if extra == 0:
+        return None
+    rounds = games // count
+    below, above = rounds * count, (rounds + 1) * count
+    nearest = f"{below} or {above}" if below else f"{above}"
+
+    def played(times: int) -> str:
+        return {0: "not at all", 1: "once", 2: "twice"}.get(times, f"{times} times")
+
+    return (
+        f"{games} games cannot seat everyone equally: {count} seatings, {extra} of them played "
+        f"{played(rounds + 1)} and {count - extra} {played(rounds)}; use a multiple of "
+        f"{count} ({nearest})"
+    )
 
 
 def _interval(values: np.ndarray, low: float, high: float) -> tuple[float, float]:
@@ -340,11 +373,17 @@ def tournament(
     """Play ``games`` seat-rotated games between ``agents`` (one spec per seat, such as
     ``["knowledge", "defensive:facts", "random", "random"]``).
 
+    Game ``k`` is played in seating ``k mod S`` of the ``S`` distinct seatings
+    (:func:`arrangements`); when ``games`` is no multiple of ``S`` some seatings are played
+    once more than others, and a ``UserWarning`` and the table say so
+    (:func:`unequal_seating`).
+
     ``seed`` fixes everything (None: a fresh one, recorded in the CSV).  ``jobs`` worker
     processes, or a dask.distributed ``scheduler`` address; ``out`` appends each game to a
     CSV file as it finishes and resumes an interrupted run; ``progress`` shows a tqdm bar.
     """
     from kwartet_epistemic.agents.agent import AgentSpec, make_player
+    from kwartet_epistemic.opponents import opponent_names
 
     if isinstance(agents, str | bytes) or not isinstance(agents, Sequence):
         raise GameSetupError(
@@ -357,6 +396,8 @@ def tournament(
     for spec in agents:
         if ":" in spec or "[" in spec:
             AgentSpec.parse(spec)  # refuse a bad spec before any game is played
+        elif spec.lower().replace("-", "_") not in opponent_names():
+            raise GameSetupError(f"unknown agent {spec!r}; known: {', '.join(opponent_names())}")
         make_player(spec, "A", np.random.default_rng(0))
     if not _is_whole(games) or not 0 <= games <= MAX_GAMES:
         raise GameSetupError(
@@ -370,6 +411,9 @@ def tournament(
         )
     if scheduler is not None and not isinstance(scheduler, str):
         raise GameSetupError(f"scheduler={short(scheduler)}: expected a dask scheduler address")
+    unequal = unequal_seating(agents, games)
+    if unequal:
+        warnings.warn(unequal, UserWarning, stacklevel=2)
     rules = rules if rules is not None else RuleSet()
     deck = deck if deck is not None else Deck.piquet()
     _deal(agents, 0, rules, deck)  # a bad setup fails here, not in a worker

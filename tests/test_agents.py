@@ -354,7 +354,7 @@ def test_specs_round_trip_and_name_their_errors() -> None:
         ("know ledge", "expected POLICY"),
         ("search[samples=many]", "not a int"),
         ("greedy[fast]", "takes no options"),
-        ("genius", "unknown opponent 'genius'"),
+        ("genius", "unknown agent 'genius'"),
     ]:
         with pytest.raises(kw.GameSetupError, match=message):
             make_agent(bad, "A")

@@ -61,8 +61,14 @@ def test_formulas_are_frozen_hashable_values() -> None:
 def test_structurally_different_formulas_differ() -> None:
     different = [p & q, q & p, p | q, Iff(p, q), p >> q, K("A", p), M("A", p), Kw("A", p),
                  E(["A"], p), C(["A"], p), D(["A"], p), Announce(p, q), AnnounceDual(p, q),
-                 E(["A", "B"], p), E(["B", "A"], p)]  # fmt: skip
+                 E(["A", "B"], p), E(["A", "C"], p)]  # fmt: skip
     assert len(set(different)) == len(different)
+
+
+def test_groups_are_sets() -> None:
+    assert E(["B", "A"], p) == E(["A", "B"], p) == E(["A", "B", "A"], p)
+    assert hash(C(["B", "A"], p)) == hash(C(["A", "B"], p))
+    assert str(D(["B", "A"], p)) == "D_{A,B} p"
 
 
 def test_atom_names_are_canonical() -> None:
@@ -87,7 +93,7 @@ def test_bad_atom_names_are_refused(name: str) -> None:
 def test_agents_and_groups() -> None:
     assert K(1, p).agent == "1"  # type: ignore[arg-type]
     assert E("A", p).group == ("A",)
-    assert C(iter(["B", "A"]), p).group == ("B", "A")
+    assert C(iter(["B", "A"]), p).group == ("A", "B")  # a set, in a fixed order
     with pytest.raises(FormulaSyntaxError, match="bad agent name"):
         K("A B", p)
     with pytest.raises(FormulaSyntaxError, match="empty group"):

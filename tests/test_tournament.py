@@ -135,7 +135,7 @@ def test_a_dask_cluster_plays_the_same_games() -> None:
 def test_bad_tournaments_are_refused_before_any_game() -> None:
     for agents, message in [
         (["knowledge"], "a game seats 3 to 6"),
-        (["knowledge", "oracle", "random"], "unknown opponent 'oracle'"),
+        (["knowledge", "oracle", "random"], "unknown agent 'oracle'"),
         (["knowledge:psychic", "random", "random"], "knowledge 'psychic'"),
     ]:
         with pytest.raises(kw.GameSetupError, match=message):
@@ -159,7 +159,7 @@ def test_kwartet_tournament_prints_the_table_and_writes_the_csv(
     assert "game/s" in captured.err or "100%" in captured.err  # the tqdm bar
     assert len(out.read_text().splitlines()) == 7
     assert main(["tournament", "--agents", "knowledge,nobody,random", "--games", "1"]) == 2
-    assert "unknown opponent 'nobody'" in capsys.readouterr().err
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
 
 
 def test_kwartet_play_takes_agent_specs_as_opponents(

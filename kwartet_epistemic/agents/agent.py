@@ -307,11 +307,16 @@ def make_agent(spec: str | AgentSpec, player: str, rng: np.random.Generator | No
     >>> make_agent("genius", "B")
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.GameSetupError: unknown opponent 'genius'; known: ...
+    kwartet_epistemic.errors.GameSetupError: unknown agent 'genius'; known: ...
     """
     parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
     if parsed.policy not in _POLICIES:
-        from kwartet_epistemic.opponents import make_opponent
+        from kwartet_epistemic.opponents import make_opponent, opponent_names
+
+        if parsed.policy not in opponent_names():
+            raise GameSetupError(
+                f"unknown agent {parsed.policy!r}; known: {', '.join(opponent_names())}"
+            )
 
         opponent = make_opponent(parsed.policy, player, rng or np.random.default_rng())
         if isinstance(opponent, Agent):

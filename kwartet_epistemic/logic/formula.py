@@ -1012,6 +1012,11 @@ class Kw(_AgentModal):
     _latex_keyword: ClassVar[str] = r"\mathit{Kw}"
 
 
+def _natural_key(agent: str) -> list[Any]:
+    """Sort key of an agent name with its numbers compared as numbers ("2" before "10")."""
+    return [int(t) if k % 2 else t for k, t in enumerate(re.split(r"(\d+)", agent))]
+
+
 @dataclass(frozen=True, slots=True, eq=False, repr=False, init=False)
 class _GroupModal(Formula):
     group: tuple[str, ...]
@@ -1035,7 +1040,10 @@ class _GroupModal(Formula):
             raise FormulaSyntaxError(
                 f"empty group in {type(self).__name__}: expected at least one agent", "", 0
             )
-        object.__setattr__(self, "group", tuple(check_agent(a) for a in members))
+        # A group is a set: its members once each, in a fixed (natural) order, so that
+        # C_{B,A} p and C_{A,B} p are the same formula.
+        agents = {check_agent(a) for a in members}
+        object.__setattr__(self, "group", tuple(sorted(agents, key=_natural_key)))
         object.__setattr__(
             self, "operand", _check_formula(operand, f"the operand of {type(self).__name__}")
         )
@@ -1078,6 +1086,8 @@ class C(_GroupModal):
 
     >>> str(C(("A", "B", "C"), Atom("p")))
     'C_{A,B,C} p'
+    >>> C(["B", "A", "B"], Atom("p")) == C(["A", "B"], Atom("p"))  # a group is a set
+    True
     """
 
     _keyword: ClassVar[str] = "C"

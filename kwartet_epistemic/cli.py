@@ -499,7 +499,42 @@ def _parser() -> argparse.ArgumentParser:
         "example.",
     )
     rules.set_defaults(run=_run_rules)
+
+    grade = sub.add_parser(
+        "grade",
+        help="grade a student's agent file: seat-rotated games and a pass/fail bar",
+        description="Load FILE (it must define a Policy subclass StudentAgent or a function "
+        "make_policy() returning a Policy), play it in seat-rotated games against the "
+        "opponents and print its win share with the 95%% interval; PASS when the interval's "
+        "lower end is above the bar. Exit status 0 on PASS, 1 on FAIL, 2 on bad input.",
+    )
+    grade.add_argument("file", metavar="FILE", help="the student's agent, a .py file")
+    grade.add_argument(
+        "--against", default="defensive:facts", metavar="SPECS",
+        help="one spec (three such opponents) or one spec per seat, comma-separated "
+        "(default defensive:facts)",
+    )  # fmt: skip
+    grade.add_argument("--games", type=_positive, default=400, metavar="N", help="games (400)")
+    grade.add_argument(
+        "--bar", type=float, default=0.25, metavar="SHARE",
+        help="pass when the 95%% interval's lower end is above SHARE (0.25)",
+    )  # fmt: skip
+    grade.add_argument("--seed", type=_non_negative, default=1, metavar="N", help="seed (1)")
+    grade.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes (1)")
+    grade.set_defaults(run=_run_grade)
     return parser
+
+
+def _run_grade(args: argparse.Namespace) -> int:
+    from kwartet_epistemic.grading import grade
+
+    report = grade(
+        args.file, against=args.against, games=args.games, bar=args.bar, seed=args.seed,
+        jobs=args.jobs,
+    )  # fmt: skip
+    print(report.table)
+    print(report.verdict())
+    return 0 if report.passed else 1
 
 
 def _silence_stdout() -> None:

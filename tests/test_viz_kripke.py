@@ -102,10 +102,13 @@ def test_big_blocks_are_drawn_as_trees_and_every_pair_on_request() -> None:
 
 def test_too_large_a_model_is_refused_with_advice_but_one_agent_is_drawn() -> None:
     model = muddy_children(9, 1)  # 512 worlds
-    with pytest.raises(kw.ModelTooLargeError, match=r"contract\(\).*agent='1'"):
+    # Only what shrinks it is offered: a child's view (2 worlds), one agent's relation;
+    # not contraction (the model is already bisimulation-minimal).
+    with pytest.raises(kw.ModelTooLargeError, match=r"possible_for='1'.*agent='1'") as refused:
         draw_kripke(model)
+    assert "contract" not in str(refused.value)
     assert node_count(draw_kripke(model, agent="1")) == 512
-    with pytest.raises(kw.ModelTooLargeError, match="generated_submodel"):
+    with pytest.raises(kw.ModelTooLargeError, match="the 2 worlds 1 considers possible"):
         draw_kripke(muddy_children(11, 1), agent="1")
     with pytest.raises(kw.ModelTooLargeError):
         kripke_to_tikz(model)
@@ -251,3 +254,24 @@ def test_muddy_children_draw_as_the_lattice_by_number_of_muddy_children(n: int) 
     for w, v in itertools.combinations(range(model.n_worlds), 2):
         assert (muddy[w] < muddy[v]) == (points[w, 1] < points[v, 1] - 1e-9)
     draw_kripke(model)  # and it draws
+
+
+def test_a_model_too_big_to_draw_names_only_reductions_that_shrink_it() -> None:
+    game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C", "D"], seed=4)
+    model = kw.knowledge(game).kripke_model()
+    assert model.n_worlds == 2520
+    with pytest.raises(kw.ModelTooLargeError) as refused:
+        draw_kripke(model)
+    message = str(refused.value)
+    view = model.possible_for("A")
+    assert f"the {view.n_worlds} worlds A considers possible" in message
+    assert "contract" not in message  # contraction does not shrink a deal: not offered
+    assert len(np.unique(model.bisimulation_classes())) == model.n_worlds
+    # The remedy works: A's cell, every agent's relation within it, the actual world kept.
+    assert view.n_worlds == len(model.indistinguishable("A", model.actual))
+    assert view.actual is not None and view.block_count("A") == 1
+    figure = draw_kripke(model, possible_for="A")
+    assert node_count(figure) == view.n_worlds
+    assert "A considers possible" in figure.axes[0].get_title()
+    with pytest.raises(kw.ModelError, match="agent 'Z'"):
+        model.possible_for("Z")

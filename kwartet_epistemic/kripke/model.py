@@ -876,6 +876,26 @@ class KripkeModel:
         components = self.common_knowledge_labels(self.agents)
         return self.restrict(components == components[self._actual])
 
+    def possible_for(self, agent: str, world: int | Hashable | None = None) -> KripkeModel:
+        """The worlds ``agent`` considers possible at ``world`` (default: the actual
+        world), with every agent's relation among them: what the agent sees and who could
+        not tell those worlds apart.  The actual world stays designated.
+
+        >>> m = KripkeModel(4, {"A": [0, 0, 1, 1], "B": [0, 1, 0, 1]}, actual=0)
+        >>> view = m.possible_for("A")
+        >>> view.n_worlds, view.block_count("B")
+        (2, 2)
+        """
+        if agent not in self.agents:
+            raise ModelError(f"agent {agent!r}: expected one of {', '.join(self.agents)}")
+        if world is None:
+            if self._actual is None:
+                raise ModelError(
+                    "the model has no actual world: give the world whose block to take"
+                )
+            world = self._actual
+        return self.restrict(self.indistinguishable(agent, world))
+
     # ------------------------------------------------------------------ export
 
     def to_networkx(self, max_worlds: int = 2000) -> networkx.Graph:

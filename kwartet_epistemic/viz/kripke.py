@@ -79,17 +79,38 @@ def _check_size(model: KripkeModel, agent: str | None, max_worlds: int | None) -
         if agent is None and model.n_worlds <= GRID_LIMIT and _use_grid(model, model.agents):
             limit = GRID_LIMIT
     if model.n_worlds > limit:
-        one_agent = (
-            f", or draw one agent's relation (agent={model.agents[0]!r}, up to "
-            f"{SINGLE_AGENT_LIMIT} worlds)"
-            if agent is None and model.agents and model.n_worlds <= SINGLE_AGENT_LIMIT
-            else ""
-        )
         raise ModelTooLargeError(
-            f"the model has {model.n_worlds} worlds; a drawing stays readable up to {limit}: "
-            f"draw model.contract() (bisimulation contraction) or model.generated_submodel()"
-            f"{one_agent}"
+            f"the model has {model.n_worlds} worlds; a drawing stays readable up to {limit}"
+            + _remedies(model, agent, limit)
         )
+
+
+def _remedies(model: KripkeModel, agent: str | None, limit: int) -> str:
+    """The reductions that really bring the model within ``limit``, with their sizes."""
+    options = []
+    if model.actual is not None:
+        for a in model.agents:
+            size = len(model.indistinguishable(a, model.actual))
+            if size <= limit:
+                options.append(
+                    f"the {size} worlds {a} considers possible: draw_kripke(model, "
+                    f"possible_for={a!r})"
+                )
+                break
+    if model.n_worlds <= 20_000:  # a partition refinement, cheap at these sizes
+        classes = len(np.unique(model.bisimulation_classes()))
+        if classes < model.n_worlds and classes <= limit:
+            options.append(f"model.contract() ({classes} worlds, the same truths)")
+    if agent is None and model.agents and model.n_worlds <= SINGLE_AGENT_LIMIT:
+        options.append(
+            f"one agent's relation: agent={model.agents[0]!r} (up to {SINGLE_AGENT_LIMIT})"
+        )
+    if not options:
+        return (
+            "; no reduction brings it that low (contraction does not shrink it): draw a "
+            "smaller position, or pass max_worlds= to draw it anyway"
+        )
+    return ": draw " + "; or ".join(options)
 
 
 def _agents(model: KripkeModel, agent: str | None) -> tuple[str, ...]:
@@ -729,11 +750,17 @@ def draw_kripke(
     max_worlds: int | None = None,
     title: str | None = None,
     seed: int = 0,
+    possible_for: str | None = None,
 ) -> Figure:
     """Draw a Kripke model: one node per world, one colour and line style per agent.
 
-    ``agent`` shows that agent's relation only; ``highlight`` fills the worlds where a
-    formula is true; the actual world is ringed and always labelled.  Labels of every
+    ``agent`` shows that agent's relation only; ``possible_for`` draws only the worlds
+    that agent considers possible at the actual world (and who cannot tell them apart);
+    ``highlight`` fills the worlds where a formula is true; the actual world is ringed.
+    Three-player deals past 40 worlds draw as a grid of two players' blocks (up to
+    :data:`GRID_LIMIT` worlds), muddy-children-like models as the lattice by the number
+    of true atoms; a model too big to read is refused with the reductions that do shrink
+    it below the limit, if any.  Labels of every
     world appear up to 40 worlds (``labels=True``/``False`` forces them).  Returns the
     figure (``ax.figure`` when ``ax`` is given).
 
@@ -742,6 +769,8 @@ def draw_kripke(
     >>> len(figure.axes[0].collections[0].get_segments())  # Cath: 7 blocks, trees of 19
     133
     """
+    if possible_for is not None:
+        model = model.possible_for(possible_for)
     _check_size(model, agent, max_worlds)
     agents = _agents(model, agent)
     points = _positions(model, positions, layout, agent, seed)
@@ -765,7 +794,11 @@ def draw_kripke(
     if grid is not None:
         _label_grid(ax, model, points, grid)
     ax.set_title(
-        title if title is not None else _default_title(model, agent, highlight), fontsize=10
+        title
+        if title is not None
+        else _default_title(model, agent, highlight)
+        + (f" (the worlds {possible_for} considers possible)" if possible_for else ""),
+        fontsize=10,
     )
     figure = ax.get_figure()
     assert figure is not None

@@ -98,7 +98,7 @@ def test_injected_names_are_escaped():
 def test_bad_input_is_a_kwartet_error(seeded, tmp_path):
     _, progress = seeded
     with pytest.raises(kw.KwartetError, match="to_html\\('game.json'\\): expected a Game"):
-        kw.viz.to_html("game.json")
+        kw.viz.to_html("game.json")  # type: ignore[arg-type]
     with pytest.raises(kw.KwartetError, match="step 999: expected a move number 0.."):
         kw.viz.to_html(progress, step=999)
     with pytest.raises(kw.KwartetError, match="step True"):

@@ -93,11 +93,11 @@ def page_data(progress: GameProgress, *, title: str | None = None) -> dict[str, 
     steps = []
     for step in range(progress.n_steps + 1):
         worlds = [int(n) for n in progress.worlds[step]]
-        heat = []
+        heat: list[list[list[str | None]]] = []
         for v, total in enumerate(worlds):
-            table = []
+            table: list[list[str | None]] = []
             for r in range(len(rows)):
-                row = []
+                row: list[str | None] = []
                 for c in range(len(deck)):
                     if progress.exposed[step, c]:
                         row.append(None)

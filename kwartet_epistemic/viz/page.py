@@ -556,7 +556,7 @@ _SCRIPT = r"""
           }
           var p = probability(cell), known = cell === "1";
           td.style.background = colour(p);
-          td.style.color = p > 0.55 ? "#fff" : "#1d2430";
+          td.style.color = known ? "#f2d64b" : p > 0.55 ? "#fff" : "#1d2430";
           td.classList.toggle("known", known);
           td.textContent = known ? "\u25cf" : p >= 0.005 ? String(Math.round(p * 100)) : "";
           td.setAttribute("data-p", String(p));

@@ -62,6 +62,23 @@ def knowledge(source: Game | PlayerView, engine: str = "auto") -> EpistemicState
     """The epistemic state of a game (following it as it is played) or of one player's
     view (built only from what that player sees; it never touches the true deal).
 
+    Engines (``engine=``), all exact and giving the same answers:
+
+    - ``"auto"`` (default): the counting engine, and for formulas it cannot count
+      the symbolic or explicit engine;
+    - ``"counting"``: family-by-family counting programmes, any table size;
+    - ``"explicit"``: the enumerated :class:`~kwartet_epistemic.kripke.KripkeModel`
+      (teaching sizes, up to 2,100,000 worlds);
+    - ``"symbolic"``: a BDD knowledge structure (SMCDEL-style).
+
+    Queries on the returned :class:`EpistemicState`: ``count_worlds(player)``,
+    ``location_counts(player)``, ``location_probabilities(player)``,
+    ``knows_location(player, card)``, ``explain(player, card)`` (why a player knows
+    where a card is), ``holds(formula)`` (K, M, Kw, E, C, D, announcements),
+    ``sample_worlds(player, n)`` and ``kripke_model()``.  The rules, and exactly what is
+    public, are in the package's RULES.md (``kwartet rules`` prints it).
+
+    >>> import kwartet_epistemic as kw
     >>> game = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=1)
     >>> kw.knowledge(game.view("A")).count_worlds("A") == kw.knowledge(game).count_worlds("A")
     True
@@ -76,7 +93,7 @@ class EpistemicState:
     """Exact knowledge of every player after the public record of a game.
 
     Worlds are the histories of the hidden cards consistent with everything public
-    (RULES.md, "What is public, exactly"); a player considers possible the worlds that
+    (the package's RULES.md, "What is public, exactly"); a player considers possible the worlds that
     agree with their own hand (and their own draws).  Counts are exact Python integers.
     """
 

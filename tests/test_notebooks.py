@@ -31,8 +31,17 @@ def test_notebook_is_stored_without_outputs_and_reads_as_a_lesson(name: str) -> 
     for cell in cells:
         if cell["cell_type"] == "code":
             assert cell["outputs"] == [] and cell["execution_count"] is None
-    first, last = ("".join(cells[i]["source"]) for i in (0, -1))
+    first = "".join(cells[0]["source"])
     assert cells[0]["cell_type"] == "markdown" and "What you will learn" in first
-    assert cells[-1]["cell_type"] == "markdown" and "## Exercises" in last
-    assert last.count("\n1. ") == 1 and "\n3. " in last  # numbered exercises
+    # The exercises close the notebook: each a numbered markdown cell followed by its check
+    # cell, with a placeholder answer (kw.exercises.check says "not answered yet").
+    start = next(i for i, c in enumerate(cells) if "## Exercises" in "".join(c["source"]))
+    tail = cells[start:]
+    assert len(tail) == 10
+    for k in range(1, 6):
+        text, code = ("".join(c["source"]) for c in tail[2 * k - 2 : 2 * k])
+        assert tail[2 * k - 2]["cell_type"] == "markdown" and f"\n{k}. " in "\n" + text
+        assert tail[2 * k - 1]["cell_type"] == "code"
+        assert f'kw.exercises.check("{name[:2]}.{k}", your_answer)' in code
+        assert "your_answer = None" in code
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"

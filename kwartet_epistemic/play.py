@@ -606,33 +606,7 @@ class Session:
         except UnknownCardError as err:
             self.say(f"why {rest!r}: expected a card of this deck ({err})")
             return
-        state = self.tutor.state
-        if hasattr(state, "explain"):
-            self.say(str(state.explain(self.human, card)))
-            return
-        # Without explanations: what the human knows about the card, briefly.
-        moment = self.tutor.moments[-1]
-        game, c = self.game, card.index
-        if moment.exposed[c]:
-            owner = game.exposed.get(card.family_index)
-            self.say(
-                f"{_label(card)} lies in a quartet on the table"
-                + (f" ({owner})." if owner else ".")
-            )
-        elif int(moment.holder[c]) == self.tutor.seat:
-            self.say(f"{_label(card)} is in your hand.")
-        elif moment.known[self.tutor.seat, c]:
-            holder = game.players[int(moment.holder[c])]
-            step = self.tutor.settled_at(self.human, card)
-            self.say(f"You know {holder} holds {_label(card)} (since move {step}).")
-        else:
-            probabilities = self.tutor.probabilities()[c]
-            chances = ", ".join(
-                f"{p} {_percent(float(probabilities[s]))}%"
-                for s, p in enumerate(game.players) if probabilities[s] > 0
-            )  # fmt: skip
-            self.say(f"You do not know where {_label(card)} is: {chances}.")
-        self.say("(Step-by-step explanations are not available in this version.)")
+        self.say(str(self.tutor.state.explain(self.human, card)))
 
     _COMMANDS = {
         "help": _cmd_help, "?": _cmd_help, "h": _cmd_help,

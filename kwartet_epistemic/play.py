@@ -455,6 +455,8 @@ class Session:
                     self._tell_move()
                     return True
             else:
+                if command == "ask" and rest:  # "ask B QH" reads as "B QH"
+                    text = rest
                 try:
                     ask = parse_ask(text, game, asker=me)
                     if self._warn(ask):

@@ -553,3 +553,11 @@ def test_play_default_opponents_search_with_a_time_budget(
     assert "opponents B (search[ms=300]), C (search[ms=300]), D (search[ms=300])" in out
     agent = make_player("search[ms=300]", "B")
     assert agent.policy.milliseconds == 300
+
+
+def test_play_reads_an_ask_typed_with_the_word_ask() -> None:
+    game = small_game()
+    opponents = {"B": Scripted("B", ["A 8C"]), "C": Scripted("C", [])}
+    out = session_output(game, opponents, "ask B 7D\nquit\n")
+    assert "A asks B: may I have the seven of diamonds? B: no." in out
+    assert "Not allowed" not in out

@@ -14,15 +14,15 @@ naming the exercise and what was expected.
 
 >>> import kwartet_epistemic as kw
 >>> kw.exercises.check("02.5", None)
-02.5: not answered yet (expected the number of worlds of the generated submodel, an int)
+02.5: not answered yet (expected the least number of steps (each step along any player's relation) from the actual world that reach every world of the model at the deal, an int)
 CheckResult('02.5', correct=None)
->>> kw.exercises.check("02.5", 1).correct
+>>> kw.exercises.check("02.5", 10).correct
 02.5: not right. Hint: from the actual world, every world is reachable in a few steps of one player's relation or another's...
 False
 >>> kw.exercises.check("02.5", "many")
 Traceback (most recent call last):
 ...
-kwartet_epistemic.errors.KwartetError: exercise 02.5: answer 'many': expected the number of worlds of the generated submodel, an int
+kwartet_epistemic.errors.KwartetError: exercise 02.5: answer 'many': expected the least number of steps (each step along any player's relation) from the actual world that reach every world of the model at the deal, an int
 >>> len(kw.exercises.exercise_ids())
 30
 """
@@ -332,19 +332,39 @@ def _check_01_3(key: str, answer: object) -> bool:
 
 @_exercise(
     "01.4",
-    "the error you get: its class (e.g. kw.KwartetError) or its class name",
-    "look at type(err).__name__ in an `except kw.KwartetError as err:` block.",
+    "the number (an int) of the entry the error names when the answer of the 5th action "
+    "(record.actions[4]) of the notebook's finished game is flipped",
+    "save the game, flip json['actions'][4][4] in the file, load it in a try block and read "
+    "the entry number in the message of the error.",
 )
 def _check_01_4(key: str, answer: object) -> bool:
-    from kwartet_epistemic.errors import RecordError
+    import re
 
-    if isinstance(answer, BaseException):
-        answer = type(answer)
-    if isinstance(answer, type):
-        return answer is RecordError
-    if isinstance(answer, str):
-        return answer.strip().removeprefix("kw.").split(".")[-1] == RecordError.__name__
-    raise _bad(key, answer)
+    from kwartet_epistemic.agents import make_agent
+    from kwartet_epistemic.game import Game
+    from kwartet_epistemic.record import GameRecord
+
+    given = _int(key, answer)
+    game = Game.deal(Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+    game.ask("D", "KD")
+    specs = ["knowledge", "random", "knowledge", "random"]
+    agents = {
+        p: make_agent(s, p, np.random.default_rng(i))
+        for i, (p, s) in enumerate(zip(game.players, specs, strict=True))
+    }
+    while not game.is_over:
+        player = str(game.to_move)
+        game.play(agents[player].choose(game.view(player)))
+    actions = list(GameRecord.from_game(game).actions)
+    action = list(actions[4])
+    action[4] = not action[4]
+    actions[4] = tuple(action)
+    try:
+        GameRecord.from_game(game).with_actions(actions).replay()
+    except KwartetError as error:
+        found = re.search(r"entry (\d+)", str(error))
+        return found is not None and given == int(found.group(1))
+    return False
 
 
 @_exercise(
@@ -433,12 +453,17 @@ def _check_02_4(key: str, answer: object) -> bool:
 
 @_exercise(
     "02.5",
-    "the number of worlds of the generated submodel, an int",
+    "the least number of steps (each step along any player's relation) from the actual world "
+    "that reach every world of the model at the deal, an int",
     "from the actual world, every world is reachable in a few steps of one player's relation "
-    "or another's, so nothing is cut away.",
+    "or another's, so nothing is cut away; networkx.eccentricity of model.to_networkx() "
+    "counts them.",
 )
 def _check_02_5(key: str, answer: object) -> bool:
-    return _int(key, answer) == _tiny_models()[0].generated_submodel().n_worlds
+    import networkx as nx
+
+    model = _tiny_models()[0]
+    return _int(key, answer) == int(nx.eccentricity(nx.Graph(model.to_networkx()), model.actual))
 
 
 # ----- notebook 3: the epistemic language ------------------------------------------

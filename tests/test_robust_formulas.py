@@ -284,6 +284,7 @@ def _huge_formulas() -> dict[str, tuple[str, int]]:
 HUGE_FORMULAS = _huge_formulas()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(HUGE_FORMULAS))
 def test_huge_text_parses_and_prints(name: str) -> None:
     text, size = HUGE_FORMULAS[name]
@@ -300,6 +301,7 @@ def test_huge_text_parses_and_prints(name: str) -> None:
     assert f.atoms() <= {has("A", "7S"), has("A", "7H")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_every_engine_answers_formulas_100_000_deep_and_1_mb_long(engine: str) -> None:
     k = kw.knowledge(GAME, engine=engine)
@@ -312,6 +314,7 @@ def test_every_engine_answers_formulas_100_000_deep_and_1_mb_long(engine: str) -
         assert k.holds(HUGE_FORMULAS[name][0]) is value, name
 
 
+@pytest.mark.slow
 def test_the_explicit_engine_answers_100_000_nested_announcements() -> None:
     assert kw.knowledge(GAME, engine="explicit").holds(HUGE_FORMULAS["announcements"][0])
 
@@ -321,6 +324,7 @@ def _unit(f: Formula) -> Formula:
     return Announce(Top(), Not(M("C", K("A", f))))
 
 
+@pytest.mark.slow
 def test_deep_constructed_formulas_need_no_recursion() -> None:
     f: Formula = has("B", "7S")
     for _ in range(HUGE // 4):

@@ -1,0 +1,57 @@
+"""Draw-pile games (issue 11): the cost of exact counting as draws pile up.
+
+Fish rules, 32 cards, 4 players with 3 cards each, random legal asks: after every event,
+the public ``count_worlds()`` and one player's ``location_probabilities`` from a fresh
+epistemic state, in CPU seconds of this process, printed per number of draws so far.
+Every draw is a capacity-1 slot of the counting programme (a world says which card each
+draw brought), so the programme's table doubles with each draw that no public fact has
+settled: the figures show that growth (the speed issue's target is 70 ms per event).
+
+Run: ``python experiments/bench_draw_pile.py [--draws 10] [--seed 1] [--players 4]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+import kwartet_epistemic as kw
+from kwartet_epistemic.epistemics.counting import kernel_available
+from kwartet_epistemic.events import Drew
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draws", type=int, default=10, help="stop after this many draws")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--cards-each", type=int, default=3)
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f}; kernel {kernel_available()}")
+    rules = kw.RuleSet.preset("fish").replace(cards_each=args.cards_each)
+    players = ["A", "B", "C", "D", "E", "F"][: args.players]
+    game = kw.Game.deal(kw.Deck.piquet(), players, seed=args.seed, rules=rules)
+    rng = np.random.default_rng(args.seed)
+    worst: dict[int, float] = {}
+    while not game.is_over:
+        game.play(game.random_legal_ask(rng))
+        draws = sum(isinstance(e, Drew) for e in game.record)
+        start = time.process_time()
+        state = kw.knowledge(game)
+        count = state.count_worlds()
+        state.location_probabilities(players[0])
+        spent = time.process_time() - start
+        worst[draws] = max(worst.get(draws, 0.0), spent)
+        if draws >= args.draws:
+            break
+    print(f"{'draws':>5}  {'worst event (ms)':>16}")
+    for draws, spent in sorted(worst.items()):
+        print(f"{draws:>5}  {1000 * spent:>16.1f}")
+    print(f"public worlds at the end: {count} ({int(count).bit_length()} bits)")
+
+
+if __name__ == "__main__":
+    main()

@@ -185,10 +185,10 @@ def knowledge_tournament(games: int, every_seconds: float = 0.25, seed: int = 1)
 
 # The module-level caches of the library, by module and name, with their bound.
 CACHES: list[tuple[str, str, str]] = [
-    ("kwartet_epistemic.epistemics.counting", "_POLY_CACHE", "_CACHE_LIMIT entries, then cleared"),
-    ("kwartet_epistemic.epistemics.counting", "_COMBO_CACHE", "_CACHE_LIMIT entries, then cleared"),
+    ("kwartet_epistemic.epistemics.counting", "_POLY_CACHE", "20,000 entries, then cleared"),
+    ("kwartet_epistemic.epistemics.counting", "_COMBO_CACHE", "20,000 entries, then cleared"),
     ("kwartet_epistemic.epistemics.counting", "_OWNERS", "1,000 entries, then cleared"),
-    ("kwartet_epistemic.epistemics.counting", "_LAYOUTS", "none (numbers kept in tables)"),
+    ("kwartet_epistemic.epistemics.counting", "_LAYOUTS", "4,096 layouts, then afresh (numbers never reused)"),
     ("kwartet_epistemic.agents.knowledge", "_SHARED", "_SHARED_LIMIT games, oldest dropped"),
     ("kwartet_epistemic.game", "_TABLES", "one per live deck (weak), 64 seatings each"),
     ("kwartet_epistemic.game", "_PICKERS", "4,096 masks, then cleared"),

@@ -495,14 +495,14 @@ class WorldCounter:
         self._origins_done = False
         self._backward: list[np.ndarray] | None = None
         self._dead_worlds: WorldCounter | None = None
-        self._stuck_worlds: WorldCounter | None = None
+        self._stuck_worlds: list[tuple[int, WorldCounter]] = []
         # Worlds of the programme itself, before the "game goes on" correction below.
         if self.zero:
             self.programme_count = 0
         elif (
             marginals
             and (all_dead or not history.game_goes_on_with_dead_cards())
-            and history.mover_stuck() is None
+            and not history.stuck_twins()
         ):
             # No dead-card correction to come: the marginals in the same run.
             self.programme_count = self._run(list(range(len(self.tables))))
@@ -519,17 +519,18 @@ class WorldCounter:
                 history, viewers, restrict, all_dead=True, stable_layout=stable_layout
             )
             self.count -= self._dead_worlds.count
-        # Memory Kwartet: the player to move can ask (else the turn would have passed);
-        # take away the worlds in which they could not (counted with the dead-card rule).
-        stuck = None if all_dead or not self.count else history.mover_stuck()
-        if stuck is not None:
-            self._stuck_worlds = WorldCounter(
-                stuck, viewers, restrict, marginals=marginals, stable_layout=stable_layout
-            )
-            if self._stuck_worlds.count:
-                self.count -= self._stuck_worlds.count
-            else:
-                self._stuck_worlds = None
+        # Memory Kwartet: the player to move can ask (else the turn would have passed),
+        # and so could a player just before turning a card over: the worlds in which they
+        # could not are taken away (by inclusion-exclusion over those moments; each
+        # counted with the dead-card rule).
+        if not all_dead and self.count:
+            for sign, twin in history.stuck_twins():
+                counter = WorldCounter(
+                    twin, viewers, restrict, marginals=marginals, stable_layout=stable_layout
+                )
+                if counter.count:
+                    self._stuck_worlds.append((sign, counter))
+                    self.count += sign * counter.count
 
     def _viewer_rules(self) -> tuple[dict[int, int], int]:
         """The viewers' private information as mask rules: each of their own cards may
@@ -822,12 +823,12 @@ class WorldCounter:
         origins = self._origin_array(self._width() != "narrow")
         for card, slot in self.fixed.items():
             origins[card, slot] = self.programme_count
-        for other in (self._dead_worlds, self._stuck_worlds):
-            if other is not None:
-                taken = other.origin_table()
-                if taken.dtype != origins.dtype:
-                    origins, taken = origins.astype(object), taken.astype(object)
-                origins = origins - taken
+        corrections = [(-1, self._dead_worlds)] if self._dead_worlds is not None else []
+        for sign, other in [*corrections, *self._stuck_worlds]:
+            taken = other.origin_table()
+            if taken.dtype != origins.dtype:
+                origins, taken = origins.astype(object), taken.astype(object)
+            origins = origins + taken if sign > 0 else origins - taken
         self._origins = origins
         self._origins_done = True
 
@@ -855,7 +856,7 @@ class WorldCounter:
         """One world drawn exactly uniformly: card -> origin slot."""
         if self.count == 0:
             raise ValueError("no world is possible")
-        if self._dead_worlds is None and self._stuck_worlds is None:
+        if self._dead_worlds is None and not self._stuck_worlds:
             return self._sample_all(rng)
         n_cards = len(self.history.deck)
         while True:  # rejection keeps the draw exactly uniform
@@ -878,8 +879,9 @@ class WorldCounter:
             for f in live:
                 ok |= ~is_dead[:, 4 * f : 4 * f + 4].any(axis=1)
             out |= ~ok
-        if self._stuck_worlds is not None and history.to_move is not None:
-            out |= _stuck_rows(history, history.to_move, worlds)
+        if self._stuck_worlds:
+            for conditions in history.stuck_facts():
+                out |= _stuck_rows(conditions, worlds)
         return out.astype(np.int8)
 
     def sample_many(self, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -905,7 +907,7 @@ class WorldCounter:
                     result[i, card] = slot
             return result
         result = self._sample_many_all(n, rng)
-        if self._dead_worlds is not None or self._stuck_worlds is not None:
+        if self._dead_worlds is not None or self._stuck_worlds:
             while True:  # rejection keeps every draw exactly uniform
                 bad = np.flatnonzero(self._excluded(result))
                 if not len(bad):
@@ -970,11 +972,13 @@ def _holds_condition(mask: int, origins: np.ndarray) -> np.ndarray:
     return ((mask >> np.maximum(origins, 0)) & 1).astype(bool) & (origins >= 0)
 
 
-def _stuck_rows(history: PublicHistory, player: str, worlds: np.ndarray) -> np.ndarray:
-    """For rows of origin slots: True where ``player`` could not ask now (every family's
-    condition of :meth:`PublicHistory.cannot_ask_conditions` holds)."""
+def _stuck_rows(
+    facts: Sequence[tuple[int, str, tuple[int, ...]]], worlds: np.ndarray
+) -> np.ndarray:
+    """For rows of origin slots: True where a player could not ask at a moment (every
+    family's condition of :meth:`PublicHistory.cannot_ask_conditions` then holds)."""
     stuck = np.ones(len(worlds), dtype=bool)
-    for f, kind, conditions in history.cannot_ask_conditions(player):
+    for f, kind, conditions in facts:
         held = [
             _holds_condition(mask, worlds[:, 4 * f + i])
             for i, mask in enumerate(conditions)

@@ -147,7 +147,13 @@ class PublicHistory:
         self._after_refusal = False
         # The player to move now (None before the first turn and after the end).
         self.to_move: str | None = None
-        self._stuck: tuple[tuple[int, int], PublicHistory | None] | None = None
+        # Memory Kwartet: moments at which a player could ask that no later ask of theirs
+        # says (they turned a card over and then could not ask), each kept as the
+        # conditions of "could not ask then"; and such a moment still open (a card just
+        # turned by the mover, who may yet ask).
+        self.could_ask: list[tuple[tuple[int, str, tuple[int, ...]], ...]] = []
+        self._turning: tuple[str, tuple[tuple[int, str, tuple[int, ...]], ...]] | None = None
+        self._stuck: tuple[tuple[int, int], list[tuple[int, PublicHistory]]] | None = None
         self.events_seen = 0
         self._dirty = True
         # Families whose cards moved (or all, after a deal or a draw) since the last
@@ -194,6 +200,7 @@ class PublicHistory:
         for name in ("capacity", "allowed", "location", "slot_owner", "draw_slots"):
             setattr(twin, name, list(getattr(self, name)))
         twin.hand_sizes = dict(self.hand_sizes)
+        twin.could_ask = list(self.could_ask)
         twin._names = list(self._names)
         twin.clauses = [set(c) for c in self.clauses]
         twin._clause_keys = [set(k) for k in self._clause_keys]
@@ -230,6 +237,15 @@ class PublicHistory:
     def _take(self, event: Event) -> None:
         kind = type(event)
         after_refusal, self._after_refusal = self._after_refusal, False
+        if self._turning is not None:
+            # A card was turned over by a player who could ask just before: their ask
+            # now says so again; anything else (the turn passing on, a draw, the end)
+            # leaves it to be said.
+            player, conditions = self._turning
+            self._turning = None
+            if not (kind is Asked and event.asker == player):  # type: ignore[attr-defined]
+                self.could_ask.append(conditions)
+                self.version += 1
         if kind is Dealt:
             assert isinstance(event, Dealt)
             if event.players != self.players:
@@ -335,6 +351,11 @@ class PublicHistory:
             self.version += 1
         elif kind is MiddleCardTurned:
             assert isinstance(event, MiddleCardTurned)
+            if not self.rules.bluffing and self.to_move == event.player:
+                # Just before turning it over, the mover could ask.
+                before = self._could_not_ask_now(event.player)
+                if before is not None:
+                    self._turning = (event.player, before)
             c = event.card.index
             self._restrict(c, 1 << self._need(self.middle_slot, "middle"))
             self.location[c] = "middle"
@@ -465,37 +486,81 @@ class PublicHistory:
             else:
                 self._add_clause(f, Clause("allornone", conditions))  # type: ignore[arg-type]
 
-    def mover_stuck(self) -> PublicHistory | None:
-        """The player to move can ask (or the turn would have passed on): in Memory
-        Kwartet, where face-up cards block asks, that excludes some worlds.  Returns a
-        copy of this history in which the mover could *not* ask (the worlds to take away),
-        or None when nothing is excluded: nobody to move, bluffing (one's own cards are
-        always askable), no card face up, or no world in which the mover is stuck.  Every
-        earlier moment at which a player could ask is followed by their ask, which says
-        as much; only the present moment needs this."""
-        player = self.to_move
-        if not self.rules.memory_cards or player is None or self.rules.bluffing:
+    def _could_not_ask_now(
+        self, player: str
+    ) -> tuple[tuple[int, str, tuple[int, ...]], ...] | None:
+        """The conditions of "``player`` could not ask now", or None when that is surely
+        false (no card face up, or the player is seen holding an askable card)."""
+        if not any(where == "middle" for where in self.location):
             return None
-        if self.game_over or not any(where == "middle" for where in self.location):
-            return None
+        conditions = tuple(self.cannot_ask_conditions(player))
+        for _, kind, conds in conditions:
+            if kind == "none" and any(c == -1 for c in conds):
+                return None
+        return conditions
+
+    def stuck_facts(self) -> list[tuple[tuple[int, str, tuple[int, ...]], ...]]:
+        """Memory Kwartet: the moments at which a player could ask that nothing else in
+        the record says, as the conditions of "could not ask then" (see
+        :meth:`cannot_ask_conditions`): the player to move now (or the turn would have
+        passed on), and every player who turned a card over and then could not ask
+        (just before, they could).  Every other moment at which a player could ask is
+        followed by their ask, which says as much."""
+        if not self.rules.memory_cards or self.rules.bluffing:
+            return []
+        facts = list(self.could_ask)  # (a card just turned: the present moment says more)
+        if self.to_move is not None and not self.game_over:
+            now = self._could_not_ask_now(self.to_move)
+            if now is not None:
+                facts.append(now)
+        return facts
+
+    def stuck_twins(self) -> list[tuple[int, PublicHistory]]:
+        """The corrections of :meth:`stuck_facts` by inclusion-exclusion: for each set of
+        those moments in which some world could be stuck at all of them, ``(sign,
+        history)`` with the history in which the players could not ask at those moments;
+        the worlds of the record are those of the programme plus the signed worlds of
+        these histories.  Empty when there is nothing to correct."""
+        if not self.rules.memory_cards or self.rules.bluffing:
+            return []
         key = (self.events_seen, self.version)
         cached = self._stuck
         if cached is not None and cached[0] == key:
             return cached[1]
-        twin = self._mover_stuck(player)
-        self._stuck = (key, twin)
-        return twin
+        facts = self.stuck_facts()
+        twins: list[tuple[int, PublicHistory]] = []
+        # Moments that cannot be stuck on their own are dropped first (so are all sets
+        # holding them); the rest are few (one per card turned, and the present).
+        possible = [f for f in facts if self._stuck_at([f]) is not None]
+        for size in range(1, len(possible) + 1):
+            for chosen in itertools.combinations(possible, size):
+                twin = self._stuck_at(list(chosen))
+                if twin is not None:
+                    twins.append((-1 if size % 2 else 1, twin))
+        self._stuck = (key, twins)
+        return twins
 
-    def _mover_stuck(self, player: str) -> PublicHistory | None:
-        conditions = self.cannot_ask_conditions(player)
-        for _, kind, conds in conditions:
-            if kind == "none" and any(c == -1 for c in conds):
-                return None  # the mover is seen holding a card that is surely askable
+    def _stuck_at(
+        self, facts: list[tuple[tuple[int, str, tuple[int, ...]], ...]]
+    ) -> PublicHistory | None:
+        """A copy of this history in which the players could not ask at the moments of
+        ``facts`` (None if no world allows that)."""
         twin = self.copy()
         twin.to_move = None
+        twin.could_ask = []
+        twin._turning = None
         twin._stuck = None
         try:
-            twin._cannot_ask(player)
+            for conditions in facts:
+                for f, kind, conds in conditions:
+                    if kind == "none":
+                        for i, mask in enumerate(conds):
+                            if mask == -1:
+                                return None
+                            if mask:
+                                twin._restrict(4 * f + i, ~mask)
+                    else:
+                        twin._add_clause(f, Clause("allornone", conds))  # type: ignore[arg-type]
             if twin._dirty and twin._dealt:
                 twin._add_not_all_clauses()
                 twin._dirty = False

@@ -148,11 +148,11 @@ class SymbolicKwartet:
                     none_dead &= ~self._origin_in(4 * f + i, dead)
                 live |= none_dead
             law &= live
-        stuck = history.mover_stuck()
-        if stuck is not None and history.to_move is not None:
-            # Memory Kwartet: the player to move can ask.
+        for facts in history.stuck_facts():
+            # Memory Kwartet: the player to move can ask, and so could a player just
+            # before turning a card over.
             cannot = manager.true
-            for f, kind, conditions in history.cannot_ask_conditions(history.to_move):
+            for f, kind, conditions in facts:
                 held = [
                     self._origin_in(4 * f + i, mask)
                     for i, mask in enumerate(conditions)

@@ -1,4 +1,4 @@
-"""The ``kwartet`` command: play, simulate, tournament, replay, demo and rules.
+"""The ``kwartet`` command: play, simulate, tournament, replay, demo, rules and grade.
 
 Every subcommand has ``--help``.  Bad user input ends the command with a one-line
 message on stderr and exit status 2, never a traceback.  ``kwartet play`` reads its
@@ -368,7 +368,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kwartet",
         description="Kwartet, the Dutch quartet card game: play, simulate, tournament, replay, "
-        "demo, rules.",
+        "demo, rules, grade.",
     )
     from kwartet_epistemic import __version__
 

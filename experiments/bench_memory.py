@@ -188,7 +188,11 @@ CACHES: list[tuple[str, str, str]] = [
     ("kwartet_epistemic.epistemics.counting", "_POLY_CACHE", "20,000 entries, then cleared"),
     ("kwartet_epistemic.epistemics.counting", "_COMBO_CACHE", "20,000 entries, then cleared"),
     ("kwartet_epistemic.epistemics.counting", "_OWNERS", "1,000 entries, then cleared"),
-    ("kwartet_epistemic.epistemics.counting", "_LAYOUTS", "4,096 layouts, then afresh (numbers never reused)"),
+    (
+        "kwartet_epistemic.epistemics.counting",
+        "_LAYOUTS",
+        "4,096 layouts, then afresh (numbers never reused)",
+    ),
     ("kwartet_epistemic.agents.knowledge", "_SHARED", "_SHARED_LIMIT games, oldest dropped"),
     ("kwartet_epistemic.game", "_TABLES", "one per live deck (weak), 64 seatings each"),
     ("kwartet_epistemic.game", "_PICKERS", "4,096 masks, then cleared"),

@@ -292,9 +292,7 @@ class SymbolicKwartet:
             return False
         from kwartet_epistemic.epistemics.state import UnknownToViewerError
 
-        raise UnknownToViewerError(
-            f"{state.viewer} cannot tell whether {formula_excerpt(f)} holds"
-        )
+        raise UnknownToViewerError(f"{state.viewer} cannot tell whether {formula_excerpt(f)} holds")
 
 
 # ----- answers from the structure of the game, before any BDD -----------------------

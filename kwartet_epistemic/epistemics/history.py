@@ -479,12 +479,24 @@ class PublicHistory:
 
     def _cannot_ask(self, player: str) -> None:
         """``player`` holds cards but could not ask: apply :meth:`cannot_ask_conditions`."""
-        for f, kind, conditions in self.cannot_ask_conditions(player):
-            if kind == "none":
-                for c in self.deck.family_cards(f):
-                    self._lacks(player, c.index)
-            else:
-                self._add_clause(f, Clause("allornone", conditions))  # type: ignore[arg-type]
+        self._apply_could_not_ask(self.cannot_ask_conditions(player), player)
+
+    def _apply_could_not_ask(
+        self, conditions: Sequence[tuple[int, str, tuple[int, ...]]], player: str
+    ) -> None:
+        """Restrict the worlds to those in which conditions of "could not ask" (as
+        :meth:`cannot_ask_conditions` gives them, now or at an earlier moment) hold."""
+        for f, kind, conds in conditions:
+            if kind != "none":
+                self._add_clause(f, Clause("allornone", conds))  # type: ignore[arg-type]
+                continue
+            for i, mask in enumerate(conds):
+                if mask == -1:
+                    raise InconsistentRecordError(
+                        f"{player} could not ask, but holds {self.deck.cards[4 * f + i].code}"
+                    )
+                if mask:
+                    self._restrict(4 * f + i, ~mask)
 
     def _could_not_ask_now(
         self, player: str
@@ -552,15 +564,7 @@ class PublicHistory:
         twin._stuck = None
         try:
             for conditions in facts:
-                for f, kind, conds in conditions:
-                    if kind == "none":
-                        for i, mask in enumerate(conds):
-                            if mask == -1:
-                                return None
-                            if mask:
-                                twin._restrict(4 * f + i, ~mask)
-                    else:
-                        twin._add_clause(f, Clause("allornone", conds))  # type: ignore[arg-type]
+                twin._apply_could_not_ask(conditions, "a player")
             if twin._dirty and twin._dealt:
                 twin._add_not_all_clauses()
                 twin._dirty = False

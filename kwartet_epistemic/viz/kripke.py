@@ -297,10 +297,7 @@ def kripke_layout(
     if n == 1:
         return np.array([[0.5, 0.5]])
     agents = _agents(model, agent)
-    if layout == "auto" and _use_grid(model, agents):
-        layout = "grid"
-    if layout == "auto" and _one_atom_apart(model, agents):
-        layout = "layers"
+    layout = _structured(model, agents, layout)
     if layout == "grid":
         pair = grid_axes(model, agents if len(agents) > 1 else model.agents)
         if pair is None:
@@ -465,6 +462,18 @@ def _block_names(model: KripkeModel, agent: str) -> dict[int, str]:
         name = parts.pop() if len(parts) == 1 else ""
         result[int(value)] = name or f"{agent} block {number + 1}"
     return result
+
+
+def _structured(model: KripkeModel, agents: Sequence[str], layout: str) -> str:
+    """``layout``, with ``"auto"`` made ``"grid"`` or ``"layers"`` where the relations
+    have that structure (else left ``"auto"``)."""
+    if layout != "auto":
+        return layout
+    if _use_grid(model, agents):
+        return "grid"
+    if _one_atom_apart(model, agents):
+        return "layers"
+    return layout
 
 
 def _use_grid(model: KripkeModel, agents: Sequence[str]) -> bool:
@@ -774,16 +783,16 @@ def draw_kripke(
     _check_size(model, agent, max_worlds)
     agents = _agents(model, agent)
     points = _positions(model, positions, layout, agent, seed)
+    chosen = _structured(model, agents, layout) if positions is None else "given"
     grid = None
-    if positions is None and (layout == "grid" or (layout == "auto" and _use_grid(model, agents))):
+    if chosen == "grid":
         grid = grid_axes(model, agents if len(agents) > 1 else model.agents)
     if grid is not None:
         ax = _new_axes(ax, _grid_figure_size(model, grid))
         labels = False if labels == "auto" else labels
     else:
         size = _figure_size(model.n_worlds, _label_length(model, labels))
-        lattice = layout == "layers" or (layout == "auto" and _one_atom_apart(model, agents))
-        if positions is None and lattice:  # room for the widest row's labels
+        if chosen == "layers":  # room for the widest row's labels
             widest = int(np.unique(points[:, 1].round(6), return_counts=True)[1].max())
             size = (max(size[0], 0.62 * widest + 1.3), size[1])
         ax = _new_axes(ax, size)

@@ -111,16 +111,7 @@ def brute_worlds_by_prefix(game: kw.Game) -> list[dict[tuple[object, ...], Brute
     by_prefix: list[dict[tuple[object, ...], BruteWorld]] = [{} for _ in range(len(actions) + 1)]
     for hands, stock, aside, middle in all_deals(game):
         try:
-            replay = kw.Game(
-                game.deck,
-                game.players,
-                hands,
-                dealer=game.dealer,
-                rules=game.rules,
-                stock=stock,
-                aside=aside,
-                middle=middle,
-            )
+            replay = _dealt_like(game, hands, stock, aside, middle)
         except kw.KwartetError:
             continue
         for n in range(len(actions) + 1):
@@ -135,6 +126,20 @@ def brute_worlds_by_prefix(game: kw.Game) -> list[dict[tuple[object, ...], Brute
             except kw.KwartetError:
                 break
     return by_prefix
+
+
+def _dealt_like(game: kw.Game, hands, stock, aside, middle) -> kw.Game:
+    """A new game of ``game``'s deck, seats, dealer and rules with the given deal."""
+    return kw.Game(
+        game.deck,
+        game.players,
+        hands,
+        dealer=game.dealer,
+        rules=game.rules,
+        stock=stock,
+        aside=aside,
+        middle=middle,
+    )
 
 
 def _act(game: kw.Game, action: tuple[object, ...]) -> None:
@@ -166,16 +171,7 @@ def _world(replay: kw.Game, hands, aside, middle) -> BruteWorld:
 def game_after(game: kw.Game, n: int) -> kw.Game:
     """The game replayed from its deal for its first ``n`` actions."""
     deal = game.initial_deal
-    replay = kw.Game(
-        game.deck,
-        game.players,
-        deal["hands"],
-        dealer=game.dealer,
-        rules=game.rules,
-        stock=deal["stock"],
-        aside=deal["aside"],
-        middle=deal["middle"],
-    )
+    replay = _dealt_like(game, deal["hands"], deal["stock"], deal["aside"], deal["middle"])
     for action in game.actions[:n]:
         _act(replay, action)
     return replay

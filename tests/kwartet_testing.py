@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import os
+from types import ModuleType
+
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
 import kwartet_epistemic as kw
@@ -19,6 +24,17 @@ SMALL_SETUPS = [
     ("fish", 3, ["A", "B", "C"], {"cards_each": 3}),
     ("publisher", 3, ["A", "B", "C"], {"memory_cards": 1}),
 ]
+
+
+def require_extra(module: str, extra: str) -> ModuleType:
+    """Import ``module`` of the optional extra ``extra``, or skip the test without it.
+
+    CI (``.ci/run``) installs every extra and sets ``KWARTET_REQUIRE_EXTRAS=1``: there a
+    missing module fails the test instead of skipping it.
+    """
+    if os.environ.get("KWARTET_REQUIRE_EXTRAS"):
+        return importlib.import_module(module)
+    return pytest.importorskip(module, reason=f"needs the {extra!r} extra: pip install -e '.[{extra}]'")
 
 
 def random_game(setup, seed: int, steps: int) -> kw.Game:

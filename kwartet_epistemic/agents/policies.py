@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from kwartet_epistemic._cached import cached_property
 from kwartet_epistemic.agents.knowledge import ExactKnowledge, KnowledgeBase
 from kwartet_epistemic.errors import GameSetupError, IllegalAskError
 from kwartet_epistemic.events import Asked, CardMoved

@@ -39,11 +39,11 @@ import itertools
 import math
 import os
 from collections.abc import Mapping, Sequence
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from kwartet_epistemic._cached import cached_property
 from kwartet_epistemic.epistemics.history import (
     CLAUSE_CODES,
     IGNORED,
@@ -687,7 +687,8 @@ class WorldCounter:
                 if representative is not table:
                     copies.append((table, representative))
                     others.append(table)
-            unwanted = [t for i, t in enumerate(tables) if i not in set(wanted)]
+            wanted_set = set(wanted)
+            unwanted = [t for i, t in enumerate(tables) if i not in wanted_set]
             tables = unwanted + others + list(first_of.values())
             wanted = list(range(len(tables) - len(first_of), len(tables)))
         polys = [(t.vectors, t.weights) for t in tables]

@@ -95,12 +95,10 @@ class Situation:
 
     @cached_property
     def _targets_and_cards(self) -> tuple[np.ndarray, np.ndarray]:
-        cards: list[int] = []
-        columns: list[int] = []
+        asks = self.asks  # this runs at every decision: comprehensions, no appends
         column = self.column
-        for ask in self.asks:  # one pass: this runs at every decision
-            cards.append(ask.card.index)
-            columns.append(column[ask.target])
+        cards = [ask.card.index for ask in asks]
+        columns = [column[ask.target] for ask in asks]
         return np.array(columns, dtype=np.intp), np.array(cards, dtype=np.intp)
 
     @property

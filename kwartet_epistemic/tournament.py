@@ -46,11 +46,13 @@ from kwartet_epistemic.rules import RuleSet
 __all__ = [
     "GameResult",
     "AgentSummary",
+    "ShareSummary",
     "TournamentResult",
     "arrangements",
     "play_game",
     "read_results",
     "replay_game",
+    "share_interval",
     "tournament",
     "unequal_seating",
 ]
@@ -67,13 +69,18 @@ def _is_whole(value: object) -> bool:
 
 @dataclass(frozen=True)
 class GameResult:
-    """One finished game: the agent spec in each seat (seat order A, B, ...), scores,
-    winners (seat names; several share the win), asks made, the deal seed, and whether
-    it ended normally (``finished``) or was stopped at :data:`MAX_ASKS`.
+    """One finished game: the agent spec in each seat (seat order A, B, ...: ``agents[i]``
+    sat in seat ``SEAT_NAMES[i]``), scores, winners (seat names; several share the win),
+    asks made, the deal seed, whether it ended normally (``finished``) or was stopped at
+    :data:`MAX_ASKS`, the ``dealer``'s seat and the seat that moved ``first`` (the
+    dealer's left, unless that player could not ask).  ``dealer`` and ``first`` are None
+    only for results made by hand or read from a CSV file written before they were
+    recorded.
 
-    >>> result = GameResult(0, 7, ("knowledge", "random", "random"), (2, 2, 0), ("A", "B"), 30)
-    >>> result.share(0), result.share(2)
-    (0.5, 0.0)
+    >>> result = GameResult(0, 7, ("knowledge", "random", "random"), (2, 2, 0), ("A", "B"), 30,
+    ...                     dealer="C", first="A")
+    >>> result.share(0), result.share(2), result.position(0), result.position(2)
+    (0.5, 0.0, 0, 2)
     """
 
     game: int
@@ -83,10 +90,19 @@ class GameResult:
     winners: tuple[str, ...]
     asks: int
     finished: bool = True
+    dealer: str | None = None
+    first: str | None = None
 
     def share(self, seat: int) -> float:
         """The seat's share of the win (1/k when k seats share it)."""
         return 1.0 / len(self.winners) if SEAT_NAMES[seat] in self.winners else 0.0
+
+    def position(self, seat: int) -> int | None:
+        """The seat's place in the turn order: 0 for the first mover, 1 for the next
+        player clockwise, ...; None when the first mover was not recorded."""
+        if self.first is None:
+            return None
+        return (seat - SEAT_NAMES.index(self.first)) % len(self.agents)
 
 
 @dataclass(frozen=True)
@@ -94,8 +110,11 @@ class AgentSummary:
     """One agent spec over a tournament (pooled over the seats it played).
 
     ``win_share`` is its mean share of the win per seat and game (1/n if all are equal);
-    the intervals are 95% normal intervals over games, kept within the possible range
-    (0 to 1 for the share, 0 to the number of families for the quartets).
+    ``win_interval`` is the 95% interval of :func:`share_interval` (its method in
+    ``win_method``: ``"wilson"``, ``"t"`` or ``"bounded"``) over the games, divided by the
+    seats; ``quartets_interval`` a 95% t interval of the mean quartets per seat, kept
+    within 0 and the number of families.  Both are ``(nan, nan)`` with fewer than 2
+    games: one game says nothing about the spread.
 
     >>> result = tournament(["greedy", "random", "random"], games=3, seed=2)
     >>> [(row.agent, row.seats) for row in result.summary()]
@@ -109,6 +128,25 @@ class AgentSummary:
     win_interval: tuple[float, float]
     mean_quartets: float
     quartets_interval: tuple[float, float]
+    win_method: str = "t"
+
+
+@dataclass(frozen=True)
+class ShareSummary:
+    """The win share of one seat (``"A"``, ...) or one place in the turn order (``"1"``
+    moves first, ``"2"`` next, ...), over the ``games`` that count for it, with its 95%
+    interval and method (:func:`share_interval`).  Under seat rotation every seat and
+    place should have 1/n; a large difference is seat bias.
+
+    >>> ShareSummary("A", 12, 0.25, (0.08, 0.53), "wilson").label
+    'A'
+    """
+
+    label: str
+    games: int
+    win_share: float
+    win_interval: tuple[float, float]
+    method: str
 
 
 @dataclass(frozen=True)
@@ -120,6 +158,10 @@ class TournamentResult:
     agent   seats  win share  95% interval ...
     greedy      1 ...
     3 games, publisher rules, 32 cards, tournament seed 2
+    win share by seat:
+      A ...
+    win share by turn order (1 moves first):
+      1 ...
     """
 
     agents: tuple[str, ...]
@@ -136,33 +178,70 @@ class TournamentResult:
         n = len(self.games)
         for spec in specs:
             seats = sum(1 for a in self.agents if a == spec)
-            shares = np.zeros(n)
+            taken = np.zeros(n)  # the spec's whole share of each game's win (0 to 1)
             quartets = np.zeros(n)
             for k, game in enumerate(self.games):
                 mine = [s for s, a in enumerate(game.agents) if a == spec]
-                shares[k] = sum(game.share(s) for s in mine) / len(mine)
+                taken[k] = sum(game.share(s) for s in mine)
                 quartets[k] = sum(game.scores[s] for s in mine) / len(mine)
+            (low, high), method = share_interval(taken)
             rows.append(
                 AgentSummary(
-                    spec, seats, n, float(shares.mean()) if n else 0.0,
-                    _interval(shares, 0.0, 1.0), float(quartets.mean()) if n else 0.0,
-                    _interval(quartets, 0.0, float(self.deck.n_families)),
+                    spec, seats, n, float(taken.mean()) / seats if n else 0.0,
+                    (low / seats, high / seats), float(quartets.mean()) if n else 0.0,
+                    _t_interval(quartets, 0.0, float(self.deck.n_families)), method,
                 )
             )  # fmt: skip
         return rows
 
+    def by_seat(self, agent: str | None = None) -> list[ShareSummary]:
+        """Win share by seat (A, B, ...), over every game, or with ``agent`` over the
+        games in which that spec sat in the seat.
+
+        >>> result = tournament(["greedy", "random", "random"], games=6, seed=2)
+        >>> [row.label for row in result.by_seat()]
+        ['A', 'B', 'C']
+        >>> round(sum(row.win_share for row in result.by_seat()), 9)
+        1.0
+        """
+        width = len(self.agents)
+        return [
+            _share_row(
+                SEAT_NAMES[seat],
+                [g.share(seat) for g in self.games if agent is None or g.agents[seat] == agent],
+            )
+            for seat in range(width)
+        ]
+
+    def by_position(self, agent: str | None = None) -> list[ShareSummary]:
+        """Win share by place in the turn order: label ``"1"`` for the first mover,
+        ``"2"`` for the next player clockwise, ...; with ``agent`` only the games in which
+        that spec had the place.  Games without a recorded first mover are left out.
+
+        >>> result = tournament(["greedy", "random", "random"], games=6, seed=2)
+        >>> [(row.label, row.games) for row in result.by_position("greedy")]
+        [('1', 2), ('2', 2), ('3', 2)]
+        """
+        width = len(self.agents)
+        values: list[list[float]] = [[] for _ in range(width)]
+        for game in self.games:
+            for seat in range(width):
+                place = game.position(seat)
+                if place is not None and (agent is None or game.agents[seat] == agent):
+                    values[place].append(game.share(seat))
+        return [_share_row(str(place + 1), values[place]) for place in range(width)]
+
     def table(self) -> str:
-        """The summary as aligned text."""
+        """The summary as aligned text, then the win share by seat and by turn order."""
         width = max([len("agent"), *(len(a) for a in self.agents)])
         lines = [
             f"{'agent':<{width}}  seats  win share  95% interval       mean quartets  95% interval"
         ]
         for row in self.summary():
-            low, high = row.win_interval
-            q_low, q_high = row.quartets_interval
             lines.append(
-                f"{row.agent:<{width}}  {row.seats:>5}  {row.win_share:9.3f}  [{low:.3f}, {high:.3f}]"
-                f"     {row.mean_quartets:13.2f}  [{q_low:.2f}, {q_high:.2f}]"
+                f"{row.agent:<{width}}  {row.seats:>5}  {row.win_share:9.3f}  "
+                f"{_bracket(row.win_interval, 3):<16}   {row.mean_quartets:13.2f}  "
+                f"{_bracket(row.quartets_interval, 2)}"
             )
         unfinished = sum(1 for g in self.games if not g.finished)
         lines.append(
@@ -173,7 +252,36 @@ class TournamentResult:
         unequal = unequal_seating(self.agents, len(self.games))
         if unequal:
             lines.append(unequal)
+        for title, rows in (
+            ("by seat", self.by_seat()),
+            ("by turn order (1 moves first)", self.by_position()),
+        ):
+            lines.append(f"win share {title}:")
+            lines.extend(
+                f"  {row.label}  {row.win_share:6.3f}  {_bracket(row.win_interval, 3)}"
+                for row in rows
+            )
+        if len(self.games) < 2:
+            lines.append("(an interval needs 2 games or more: n/a)")
         return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _bracket(interval: tuple[float, float], digits: int) -> str:
+    low, high = interval
+    if math.isnan(low) or math.isnan(high):
+        return "[n/a]"
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _share_row(label: str, values: Sequence[float]) -> ShareSummary:
+    array = np.asarray(values, dtype=float)
+    interval, method = share_interval(array)
+    return ShareSummary(
+        label, len(array), float(array.mean()) if len(array) else 0.0, interval, method
+    )
 
 
 def unequal_seating(agents: Sequence[str], games: int) -> str | None:
@@ -204,19 +312,75 @@ def unequal_seating(agents: Sequence[str], games: int) -> str | None:
     )
 
 
-def _interval(values: np.ndarray, low: float, high: float) -> tuple[float, float]:
-    """The 95% normal interval of the mean of ``values``, kept within the range
-    ``[low, high]`` that every value lies in (a share of the win cannot be negative,
-    however few the games).
+def share_interval(
+    values: Sequence[float] | np.ndarray, confidence: float = 0.95
+) -> tuple[tuple[float, float], str]:
+    """A ``confidence`` interval of the mean of per-game win shares (each from 0 to 1),
+    and the method used:
 
-    >>> _interval(np.array([0.0] * 23 + [1.0]), 0.0, 1.0)
-    (0.0, 0.1233...)
+    * ``"none"``, ``(nan, nan)``: fewer than 2 games (one game says nothing about the
+      spread; an interval of zero width would claim certainty);
+    * ``"wilson"``: every value is 0 or 1 (nobody shared a win with it): a proportion,
+      and the Wilson score interval (``scipy.stats.binomtest``) is right for it even at
+      0 or n wins out of n;
+    * ``"t"``: shared wins make fractions: the Student t interval of the mean
+      (``scipy.stats.t``), kept within 0 and 1;
+    * ``"bounded"``: fractions that are all equal (a t interval would have zero width):
+      the Wilson formula with the mean for p, which holds for any values in [0, 1]
+      because none has a larger variance than a 0/1 one with the same mean.
+
+    >>> share_interval([1.0])
+    ((nan, nan), 'none')
+    >>> (low, high), method = share_interval([0.0] * 23 + [1.0])
+    >>> method, round(low, 4), round(high, 4)
+    ('wilson', 0.0074, 0.2024)
+    >>> (low, high), method = share_interval([0.5, 0, 1, 1, 0, 0, 0.5, 0, 1, 0])
+    >>> method, round(low, 4), round(high, 4)  # 0.4 -+ 2.262 * 0.459 / sqrt(10)
+    ('t', 0.0713, 0.7287)
     """
+    from scipy import stats
+
+    array = np.asarray(values, dtype=float)
+    n = len(array)
+    if not 0.0 < confidence < 1.0:
+        raise KwartetError(f"confidence={short(confidence)}: expected a number between 0 and 1")
+    if array.ndim != 1 or (n and not ((array >= 0.0) & (array <= 1.0)).all()):
+        raise KwartetError(
+            f"share_interval: expected a list of win shares from 0 to 1, got {short(values)}"
+        )
+    if n < 2:
+        return (math.nan, math.nan), "none"
+    if ((array == 0.0) | (array == 1.0)).all():
+        wins = int(array.sum())
+        ci = stats.binomtest(wins, n).proportion_ci(confidence, method="wilson")
+        return (max(0.0, float(ci.low)), min(1.0, float(ci.high))), "wilson"
+    mean = float(array.mean())
+    spread = float(array.std(ddof=1))
+    if spread == 0.0:
+        z = float(stats.norm.ppf(0.5 + confidence / 2))
+        centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n))
+        return (max(0.0, centre - half), min(1.0, centre + half)), "bounded"
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * spread / math.sqrt(n)
+    return (max(0.0, mean - half), min(1.0, mean + half)), "t"
+
+
+def _t_interval(values: np.ndarray, low: float, high: float) -> tuple[float, float]:
+    """The 95% Student t interval of the mean of ``values``, kept within the range
+    ``[low, high]`` that every value lies in; ``(nan, nan)`` for fewer than 2 values.
+
+    >>> _t_interval(np.array([1.0, 2.0, 3.0]), 0.0, 4.0)  # 2 -+ 4.303 * 1 / sqrt(3)
+    (0.0, 4.0)
+    >>> [round(x, 4) for x in _t_interval(np.array([1.0, 2.0, 2.0, 3.0]), 0.0, 4.0)]
+    [0.7008, 3.2992]
+    """
+    from scipy import stats
+
     if len(values) < 2:
-        mean = float(values.mean()) if len(values) else 0.0
-        return (mean, mean)
-    half = 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
+        return (math.nan, math.nan)
     mean = float(values.mean())
+    half = float(stats.t.ppf(0.975, len(values) - 1)) * float(values.std(ddof=1))
+    half /= math.sqrt(len(values))
     return (max(low, mean - half), min(high, mean + half))
 
 
@@ -263,6 +427,7 @@ def play_game(
     from kwartet_epistemic.agents.agent import make_player
 
     game, players = _deal(agents, seed, rules, deck)
+    first = _first_to_move(game, players)
     computer = {
         p: make_player(spec, p, np.random.default_rng([seed, seat]))
         for seat, (p, spec) in enumerate(zip(players, agents, strict=True))
@@ -291,7 +456,17 @@ def play_game(
         tuple(winners),
         asks,
         game.is_over,
+        game.dealer,
+        first,
     )
+
+
+def _first_to_move(game: Game, players: Sequence[str]) -> str:
+    """Who has the first turn: the dealer's left, unless that player cannot ask; the
+    dealer's left also when the deal ended the game (nobody moved)."""
+    if game.to_move is not None:
+        return game.to_move
+    return players[(players.index(game.dealer) + 1) % len(players)]
 
 
 def _deal(
@@ -458,9 +633,9 @@ def _run(
         for index, seed, seating in tasks:
             yield play_game(seating, seed, rules, deck, index)
         return
-    import multiprocessing
+    from kwartet_epistemic._parallel import process_context
 
-    context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    context = process_context()
     chunk = max(1, min(8, len(tasks) // (jobs * 8)))
     with context.Pool(jobs, initializer=_worker_setup, initargs=(rules, deck)) as pool:
         yield from pool.imap_unordered(_worker_play, tasks, chunksize=chunk)
@@ -508,8 +683,14 @@ def _columns(n: int) -> list[str]:
         ["game", "seed"]
         + [f"agent_{s}" for s in seats]
         + [f"score_{s}" for s in seats]
-        + ["winners", "asks", "finished", "rules", "deck", "tournament_seed"]
+        + ["winners", "asks", "finished", "dealer", "first_mover"]
+        + ["rules", "deck", "tournament_seed"]
     )
+
+
+def _old_columns(n: int) -> list[str]:
+    """The header written before the dealer and first mover were recorded."""
+    return [c for c in _columns(n) if c not in ("dealer", "first_mover")]
 
 
 class _CsvAppender:
@@ -531,7 +712,7 @@ class _CsvAppender:
             _csv_line(
                 [result.game, result.seed, *result.agents, *result.scores,
                  " ".join(result.winners), result.asks, int(result.finished),
-                 self._rules, self._deck, self.seed]
+                 result.dealer or "", result.first or "", self._rules, self._deck, self.seed]
             )
         )  # fmt: skip
 
@@ -568,6 +749,12 @@ def _read_results(
     n = len(agents)
     if not rows:
         rows = [_columns(n)]
+    if rows[0] == _old_columns(n):
+        raise KwartetError(
+            f"{path}: written by an earlier version, without the dealer and first_mover "
+            "columns; a resumed run cannot add rows to it.  Choose another output file (the "
+            "games in it stay readable with read_results)"
+        )
     if rows[0] != _columns(n):
         raise KwartetError(
             f"{path}: not a results file of a {n}-seat tournament (its header differs); "
@@ -600,6 +787,8 @@ def _read_results(
             number, _whole(record["seed"], path, line, "seed"), row_agents,
             tuple(_whole(record[f"score_{s}"], path, line, f"score_{s}") for s in SEAT_NAMES[:n]),
             winners, _whole(record["asks"], path, line, "asks"), record["finished"] == "1",
+            _seat_name(record["dealer"], n, path, line, "dealer"),
+            _seat_name(record["first_mover"], n, path, line, "first_mover"),
         )  # fmt: skip
     if stored_seed is None:
         stored_seed = seed
@@ -614,7 +803,8 @@ def _drop_torn_last_line(path: Path) -> None:
 
 
 def read_results(path: str | os.PathLike[str]) -> list[GameResult]:
-    """The games stored in a tournament CSV file.
+    """The games stored in a tournament CSV file.  A file written before the dealer and
+    first mover were recorded is read too, with ``dealer`` and ``first`` None.
 
     >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "results.csv"
@@ -650,9 +840,24 @@ def read_results(path: str | os.PathLike[str]) -> list[GameResult]:
                 tuple(record["winners"].split()),
                 _whole(record["asks"], path, line, "asks"),
                 record["finished"] == "1",
+                _seat_name(record.get("dealer"), len(seats), path, line, "dealer"),
+                _seat_name(record.get("first_mover"), len(seats), path, line, "first_mover"),
             )  # fmt: skip
         )
     return results
+
+
+def _seat_name(text: str | None, n: int, path: object, line: int, column: str) -> str | None:
+    """A seat name read from a results file; None for a file without the column (written
+    before it existed) or an empty field."""
+    if text is None or text == "":
+        return None
+    if text not in SEAT_NAMES[:n]:
+        raise KwartetError(
+            f"{path}, line {line}: {column} {short(text)}: expected one of the seats "
+            f"{', '.join(SEAT_NAMES[:n])}"
+        )
+    return text
 
 
 def _whole(text: object, path: object, line: int, column: str) -> int:

@@ -3,7 +3,9 @@
 Spec syntax: ``POLICY[OPTIONS][:KNOWLEDGE]``.  ``POLICY`` is a registered policy name
 (:func:`policy_names`), ``OPTIONS`` a comma-separated list of ``key=value`` settings or
 switches (``search[samples=50]``, ``tips[remember,spread]``), ``KNOWLEDGE`` one of
-``exact`` (the default), ``facts`` or ``hand``.
+``exact`` (the default), ``facts`` or ``hand``.  A namespace is recognised first:
+``openspiel:ismcts[ms=300]`` is OpenSpiel's ISMCTS bot (:mod:`kwartet_epistemic.openspiel`,
+the ``openspiel`` extra), and takes no ``:KNOWLEDGE``.
 
 >>> import kwartet_epistemic as kw
 >>> spec = AgentSpec.parse("tips[spread,remember]:facts")
@@ -30,8 +32,10 @@ from kwartet_epistemic.agents.policies import (
     Aggressive,
     Defensive,
     Greedy,
+    GreedyBluff,
     HigherOrder,
     KnowledgePolicy,
+    Mixed,
     Owner,
     Policy,
     RandomPolicy,
@@ -62,6 +66,30 @@ _SPEC = re.compile(
     r"^(?P<policy>[A-Za-z][A-Za-z0-9_-]*)(?:\[(?P<options>[^\]]*)\])?(?::(?P<knowledge>[A-Za-z]+))?$"
 )
 
+# Namespaces of agent specs, recognised before the POLICY:KNOWLEDGE split:
+# ``openspiel:ismcts[ms=300]`` names the bot ``ismcts`` of the module's registry, which is
+# imported on first use (it needs an optional extra).  Namespace -> (module, function).
+_NAMESPACES: dict[str, tuple[str, str, str]] = {
+    "openspiel": ("kwartet_epistemic.openspiel", "openspiel_policy", "openspiel"),
+}
+
+
+def _namespace_policy(name: str, options: Mapping[str, str]) -> Policy:
+    """The policy of a namespaced spec ``NAMESPACE:NAME`` (its module imported now)."""
+    import importlib
+
+    namespace, _, inner = name.partition(":")
+    module_name, function, extra = _NAMESPACES[namespace]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise GameSetupError(
+            f"agent {name!r} needs the {extra!r} extra: pip install 'kwartet_epistemic[{extra}]'"
+            f" ({err})"
+        ) from err
+    policy: Policy = getattr(module, function)(inner, options)
+    return policy
+
 
 @dataclass(frozen=True)
 class AgentSpec:
@@ -86,7 +114,14 @@ class AgentSpec:
             raise GameSetupError(
                 f"agent {text!r}: expected text such as 'knowledge' or 'defensive:facts'"
             )
-        match = _SPEC.match(text.strip())
+        namespace, colon, rest = text.strip().partition(":")
+        namespaced = bool(colon) and namespace.strip().lower() in _NAMESPACES
+        match = _SPEC.match(rest.strip() if namespaced else text.strip())
+        if namespaced and match is not None and match.group("knowledge"):
+            raise GameSetupError(
+                f"agent {text!r}: {namespace.strip().lower()} agents take no :KNOWLEDGE (they "
+                "sample worlds from exact knowledge)"
+            )
         if match is None:
             raise GameSetupError(
                 f"agent {text!r}: expected POLICY[OPTIONS][:KNOWLEDGE], such as 'knowledge', "
@@ -110,6 +145,8 @@ class AgentSpec:
                 )
             options[key] = value.strip()
         policy = match.group("policy").lower().replace("-", "_")
+        if namespaced:
+            policy = f"{namespace.strip().lower()}:{policy}"
         return cls(policy, tuple(sorted(options.items())), knowledge)
 
     def __str__(self) -> str:
@@ -251,6 +288,8 @@ _POLICIES: dict[str, PolicyFactory] = {
     "aggressive": _no_options("aggressive", Aggressive),
     "greedy": _no_options("greedy", Greedy),
     "silent": _no_options("silent", Silent),
+    "mixed": _no_options("mixed", Mixed),
+    "greedy_bluff": _no_options("greedy_bluff", GreedyBluff),
     "tips": _tips,
     "knowledge": _no_options("knowledge", KnowledgePolicy),
     "higher_order": _higher_order,
@@ -294,6 +333,8 @@ def make_policy(name: str, options: Mapping[str, str] | None = None) -> Policy:
     8
     """
     key = name.strip().lower() if isinstance(name, str) else name
+    if isinstance(key, str) and key.partition(":")[0] in _NAMESPACES and ":" in key:
+        return _namespace_policy(key, dict(options or {}))
     if key not in _POLICIES:
         raise GameSetupError(f"unknown policy {name!r}; known: {', '.join(policy_names())}")
     return _POLICIES[key](dict(options or {}))
@@ -310,6 +351,9 @@ def make_agent(spec: str | AgentSpec, player: str, rng: np.random.Generator | No
     kwartet_epistemic.errors.GameSetupError: unknown agent 'genius'; known: ...
     """
     parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+    if parsed.policy.partition(":")[0] in _NAMESPACES and ":" in parsed.policy:
+        policy = _namespace_policy(parsed.policy, dict(parsed.options))
+        return Agent(player, policy, make_knowledge(parsed.knowledge, player), rng, parsed)
     if parsed.policy not in _POLICIES:
         from kwartet_epistemic.opponents import make_opponent, opponent_names
 

@@ -338,13 +338,13 @@ class ExactKnowledge(_ViewFollower):
     def _compute(
         history: PublicHistory, infos: list[PrivateInfo], wanted: frozenset[int]
     ) -> tuple[np.ndarray, int]:
-        counter = WorldCounter(history, infos, marginals=True, stable_layout=True)
+        counter = WorldCounter(history, infos, marginals=wanted, stable_layout=True)
         count = counter.count
         if count == 0:
             raise KwartetError("no world is consistent with the record")
         rows = [c for f in sorted(wanted) for c in range(4 * f, 4 * f + 4)]
         matrix = np.full((len(history.deck), len(history.players)), np.nan)
-        matrix[rows] = exact_probabilities(counter.location_table()[rows], count)
+        matrix[rows] = exact_probabilities(counter.location_rows(rows), count)
         return matrix, count
 
 

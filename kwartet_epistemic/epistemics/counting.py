@@ -396,7 +396,7 @@ class WorldCounter:
         restrict: Mapping[int, int] | None = None,
         *,
         all_dead: bool = False,
-        marginals: bool = False,
+        marginals: bool | frozenset[int] = False,
         stable_layout: bool = False,
     ) -> None:
         self.history = history
@@ -496,6 +496,7 @@ class WorldCounter:
         self._backward: list[np.ndarray] | None = None
         self._dead_worlds: WorldCounter | None = None
         self._stuck_worlds: list[tuple[int, WorldCounter]] = []
+        self._partial_families: frozenset[int] | None = None
         # Worlds of the programme itself, before the "game goes on" correction below.
         if self.zero:
             self.programme_count = 0
@@ -504,9 +505,16 @@ class WorldCounter:
             and (all_dead or not history.game_goes_on_with_dead_cards())
             and not history.stuck_twins()
         ):
-            # No dead-card correction to come: the marginals in the same run.
-            self.programme_count = self._run(list(range(len(self.tables))))
+            # No dead-card correction to come: the marginals in the same run (only those
+            # of the families asked for, when a set of families is given).
+            positions = list(range(len(self.tables)))
+            if marginals is not True:
+                positions = [i for i in positions if self.table_families[i] in marginals]
+            self.programme_count = self._run(positions)
             self._finish_origins()
+            if len(positions) < len(self.tables):
+                self._partial_families = marginals
+                self._origins_done = False  # origin_table() still computes them all
         else:
             self.programme_count = self._run([])
         self.count = self.programme_count
@@ -846,6 +854,41 @@ class WorldCounter:
                 result[c] = 0
                 if where in players:
                     result[c, players.index(where)] = self.count
+        return result
+
+    def location_rows(self, cards: Sequence[int]) -> np.ndarray:
+        """``location_table()[cards]``, from the marginals of just those cards' families
+        when the counter was made with ``marginals`` set to those families (or more).
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+        >>> history = PublicHistory(game.deck, game.players, game.rules)
+        >>> history.extend(game.record)
+        >>> some = WorldCounter(history, marginals=frozenset({2}))
+        >>> bool((some.location_rows([8, 9]) == WorldCounter(history).location_table()[[8, 9]]).all())
+        True
+        """
+        partial = self._partial_families
+        if (
+            partial is not None
+            and self._origins is not None
+            and not self._origins_done
+            and all(c // 4 in partial for c in cards)
+        ):
+            origins = self._origins
+        else:
+            origins = self.origin_table()
+        history = self.history
+        rows = list(cards)
+        result = origins[rows] @ _owner_matrix(history, origins.dtype)
+        players = history.players
+        location = history.location
+        for i, c in enumerate(rows):
+            where = location[c]
+            if where is not None:
+                result[i] = 0
+                if where in players:
+                    result[i, players.index(where)] = self.count
         return result
 
     def origin_counts(self) -> np.ndarray:

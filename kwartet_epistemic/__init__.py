@@ -19,6 +19,7 @@ from kwartet_epistemic.errors import (
     InvalidDeckError,
     KwartetError,
     ModelError,
+    ModelFileError,
     ModelTooLargeError,
     RecordError,
     RuleOptionError,
@@ -35,6 +36,7 @@ __all__ = [
     "InvalidDeckError",
     "KwartetError",
     "ModelError",
+    "ModelFileError",
     "ModelTooLargeError",
     "RecordError",
     "RuleOptionError",
@@ -184,6 +186,11 @@ from kwartet_epistemic.epistemics import (  # noqa: E402
 from kwartet_epistemic.epistemics.explain import Explanation, Fact  # noqa: E402
 
 __all__ += ["EpistemicState", "Explanation", "Fact", "UnknownToViewerError", "World", "knowledge"]
+
+# --- SMCDEL export (issue 13) ---
+from kwartet_epistemic.symbolic.smcdel import SmcdelError, smcdel_export, to_smcdel  # noqa: E402
+
+__all__ += ["SmcdelError", "smcdel_export", "to_smcdel"]
 
 # --- agents (issue 5) ---
 from kwartet_epistemic import agents  # noqa: E402

@@ -58,3 +58,8 @@ class ModelError(KwartetError):
 
 class ModelTooLargeError(KwartetError):
     """An explicit model was requested above the stated size limit."""
+
+
+class ModelFileError(ModelError):
+    """A saved Kripke model or knowledge structure that is not valid JSON, has the wrong
+    format or version, or does not describe a model."""

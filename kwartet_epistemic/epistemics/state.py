@@ -531,6 +531,18 @@ class EpistemicState:
 
         return evaluate(self, formula)
 
+    def to_smcdel(self, query: Any = None, *, jobs: Any = None) -> str:
+        """SMCDEL's text input for this position (the symbolic engine's structure) and
+        the queries; see :func:`kwartet_epistemic.symbolic.smcdel.export_game`.
+
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+        >>> kw.knowledge(game).to_smcdel("K_A has(B, 7S)").count("VALID?")
+        1
+        """
+        from kwartet_epistemic.symbolic.smcdel import export_game
+
+        return export_game(self, query, jobs=jobs).text
+
     def _repr_html_(self) -> str:
         """The state in Jupyter: worlds and located cards per player (and, on a view, the
         viewer's location probabilities)."""

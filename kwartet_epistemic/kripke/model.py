@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
     import networkx
 
     from kwartet_epistemic.kripke.action import ActionModel
+    from kwartet_epistemic.symbolic.structure import KnowledgeStructure
 
 __all__ = ["KripkeModel", "Valuation"]
 
@@ -897,6 +899,119 @@ class KripkeModel:
         return self.restrict(self.indistinguishable(agent, world))
 
     # ------------------------------------------------------------------ export
+
+    def to_knowledge_structure(
+        self, *, backend: str = "auto", max_worlds: int = 100_000
+    ) -> tuple[KnowledgeStructure, tuple[frozenset[str], ...]]:
+        """A knowledge structure with the same states, and per world its state (the set
+        of its true variables); see
+        :func:`~kwartet_epistemic.symbolic.smcdel.kripke_to_structure`.
+
+        >>> m = KripkeModel(2, {"A": [0, 0]}, {"p": [True, False]})
+        >>> ks, states = m.to_knowledge_structure()
+        >>> [ks.holds("~K_A p", s) for s in states]
+        [True, True]
+        """
+        from kwartet_epistemic.symbolic.smcdel import kripke_to_structure
+
+        return kripke_to_structure(self, backend=backend, max_worlds=max_worlds)
+
+    def to_smcdel(
+        self,
+        query: Formula | str | Sequence[Formula | str] | None = None,
+        *,
+        jobs: Iterable[str] | None = None,
+    ) -> str:
+        """SMCDEL's text input for this model and the queries: ``TRUE?`` at the actual
+        world (if any), ``VALID?`` and ``WHERE?`` per query (or the ``jobs`` given).
+
+        Worlds become the states of :meth:`to_knowledge_structure`, listed in the
+        comments; see :mod:`kwartet_epistemic.symbolic.smcdel`.
+
+        >>> m = KripkeModel(2, {"A": [0, 1]}, {"p": [True, False]})
+        >>> print(m.to_smcdel("K_A p", jobs=["TRUE?"]).splitlines()[-1])
+        TRUE? {1} (K A 1)
+        """
+        from kwartet_epistemic.symbolic.smcdel import smcdel_export
+
+        return smcdel_export(self, query, jobs=jobs).text
+
+    def to_dict(self) -> dict[str, Any]:
+        """The model as plain JSON data (see :mod:`kwartet_epistemic.model_files`).
+
+        >>> KripkeModel(2, {"A": [0, 0]}, {"p": [True, False]}).to_dict()["valuation"]
+        {'p': '10'}
+        """
+        from kwartet_epistemic.model_files import kripke_to_dict
+
+        return kripke_to_dict(self)
+
+    def to_json(self) -> str:
+        """The model as JSON text, with ``"format": "kwartet-kripke-model"`` and
+        ``"version"``; :meth:`from_json` reads it back (the same text for equal models).
+
+        >>> print(KripkeModel(2, {"A": [0, 0]}, {"p": [True, False]}).to_json())
+        {
+          "format": "kwartet-kripke-model",
+          "version": 1,
+          "worlds": 2,
+          "world_names": null,
+          "actual": 0,
+          "partitions": {
+            "A": [0, 0]
+          },
+          "valuation": {
+            "p": "10"
+          }
+        }
+        <BLANKLINE>
+        """
+        from kwartet_epistemic.model_files import dump_json, kripke_to_dict
+
+        return dump_json(kripke_to_dict(self))
+
+    @classmethod
+    def from_dict(cls, data: Any) -> KripkeModel:
+        """A model from JSON data, checked: format, version, the schema
+        (``schemas/kripke_model.schema.json``) and the sizes; otherwise
+        :class:`~kwartet_epistemic.errors.ModelFileError`."""
+        from kwartet_epistemic.model_files import kripke_from_dict
+
+        return kripke_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> KripkeModel:
+        """A model from the JSON text of :meth:`to_json` (checked as :meth:`from_dict`).
+
+        >>> KripkeModel.from_json("[1, 2")
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.ModelFileError: Kripke model: not valid JSON: Expecting ',' delimiter: line 1 column 6 (char 5)
+        """
+        from kwartet_epistemic.model_files import kripke_from_json
+
+        return kripke_from_json(text)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the model's JSON to ``path`` atomically (the old file or the new one,
+        never half, whenever the writer stops)."""
+        from kwartet_epistemic.model_files import save_text
+
+        save_text(path, self.to_json())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> KripkeModel:
+        """A model from a JSON file written by :meth:`save`; an unreadable file is a
+        :class:`~kwartet_epistemic.errors.ModelFileError` too.
+
+        >>> KripkeModel.load("/no/such/model.json")
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.ModelFileError: cannot read Kripke model '/no/such/model.json': No such file or directory
+        """
+        from kwartet_epistemic.model_files import kripke_load
+
+        return kripke_load(path)
 
     def to_networkx(self, max_worlds: int = 2000) -> networkx.Graph:
         """The model as an undirected networkx graph (for drawing and graph algorithms).

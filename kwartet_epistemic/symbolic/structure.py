@@ -34,6 +34,7 @@ from __future__ import annotations
 import copy
 import difflib
 import functools
+import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
@@ -645,6 +646,27 @@ class BddKnowledgeStructure:
             raise FalseAnnouncementError("the restriction leaves no state")
         return self._with_law(law)
 
+    @_plain_errors
+    def to_smcdel(
+        self,
+        query: FormulaLike | Sequence[FormulaLike] | None = None,
+        *,
+        actual: Mapping[str, bool] | Iterable[str | Atom] | None = None,
+        jobs: Iterable[str] | None = None,
+    ) -> str:
+        """SMCDEL's text input for this structure and the queries (``VALID?`` and
+        ``WHERE?``, and ``TRUE?`` at ``actual``: the state as values of the
+        ``count_vars`` or, for a :class:`KnowledgeStructure`, its set of true atoms);
+        see :mod:`kwartet_epistemic.symbolic.smcdel`.
+
+        >>> ks = KnowledgeStructure(["p"], "top", {"A": []})
+        >>> print(ks.to_smcdel("K_A p").splitlines()[-2])
+        VALID? (K A 1)
+        """
+        from kwartet_epistemic.symbolic.smcdel import smcdel_export
+
+        return smcdel_export(self, query, actual=actual, jobs=jobs).text
+
     def _with_law(self, law: Bdd) -> Self:
         twin = copy.copy(self)
         twin._law = law
@@ -1102,6 +1124,62 @@ class KnowledgeStructure(BddKnowledgeStructure):
             world_names=["{" + ", ".join(sorted(state)) + "}" for state in states],
             atoms=self._vocabulary,
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The structure as plain JSON data; see :mod:`kwartet_epistemic.model_files`."""
+        from kwartet_epistemic.model_files import knowledge_structure_to_dict
+
+        return knowledge_structure_to_dict(self)
+
+    def to_json(self) -> str:
+        """The structure as JSON text (``"format": "kwartet-knowledge-structure"``,
+        ``"version"``, the law as its BDD's nodes in a fixed order): equal structures
+        give equal text, and :meth:`from_json` reads it back.
+
+        >>> ks = KnowledgeStructure(["p", "q"], "p | q", {"A": ["p"]})
+        >>> again = KnowledgeStructure.from_json(ks.to_json())
+        >>> again.count_states(), again.to_json() == ks.to_json()
+        (3, True)
+        """
+        from kwartet_epistemic.model_files import dump_json, knowledge_structure_to_dict
+
+        return dump_json(knowledge_structure_to_dict(self))
+
+    @classmethod
+    def from_dict(cls, data: Any, *, backend: str = "auto") -> KnowledgeStructure:
+        """A structure from JSON data, checked: format, version, the schema
+        (``schemas/knowledge_structure.schema.json``), atoms and an ordered, reduced BDD;
+        otherwise :class:`~kwartet_epistemic.errors.ModelFileError`."""
+        from kwartet_epistemic.model_files import knowledge_structure_from_dict
+
+        return knowledge_structure_from_dict(data, backend=backend)
+
+    @classmethod
+    def from_json(cls, text: str | bytes, *, backend: str = "auto") -> KnowledgeStructure:
+        """A structure from the JSON text of :meth:`to_json` (checked as :meth:`from_dict`).
+
+        >>> KnowledgeStructure.from_json(b'{"format": "kwartet-kripke-model"}')
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.ModelFileError: format: 'kwartet-kripke-model' is not a saved knowledge structure; expected 'kwartet-knowledge-structure'
+        """
+        from kwartet_epistemic.model_files import knowledge_structure_from_json
+
+        return knowledge_structure_from_json(text, backend=backend)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the structure's JSON to ``path`` atomically."""
+        from kwartet_epistemic.model_files import save_text
+
+        save_text(path, self.to_json())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, backend: str = "auto") -> KnowledgeStructure:
+        """A structure from a JSON file written by :meth:`save` (checked as
+        :meth:`from_dict`; an unreadable file is a ModelFileError too)."""
+        from kwartet_epistemic.model_files import knowledge_structure_load
+
+        return knowledge_structure_load(path, backend=backend)
 
     def _with_law(self, law: Bdd) -> Self:
         twin = super()._with_law(law)

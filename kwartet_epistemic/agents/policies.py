@@ -7,7 +7,9 @@ knowledge: "known holder" means the knowledge names the holder for sure, "candid
 holders" are the players it gives a chance above 0, and "probability" is its chance.
 
 The strategies of the earlier student projects, as they describe them: :class:`Owner`,
-:class:`Defensive`, :class:`Aggressive`, :class:`Greedy`, :class:`Silent`; the folk tips of
+:class:`Defensive`, :class:`Aggressive` (P-Zande), :class:`Greedy`, and as ivopascal's code
+plays them :class:`Silent` and :class:`Mixed`; :class:`GreedyBluff` (greedy with bluffs,
+the ``silent`` of earlier versions of this library); the folk tips of
 the rule texts as switchable behaviours (:class:`Tips`); :class:`KnowledgePolicy` (first
 order, exact probabilities) and :class:`HigherOrder` (also what the others know).
 
@@ -45,8 +47,10 @@ __all__ = [
     "Aggressive",
     "Defensive",
     "Greedy",
+    "GreedyBluff",
     "HigherOrder",
     "KnowledgePolicy",
+    "Mixed",
     "Owner",
     "Policy",
     "RandomPolicy",
@@ -383,28 +387,31 @@ class Aggressive(Policy):
 
 
 @dataclass(frozen=True)
-class Silent(Policy):
+class GreedyBluff(Policy):
     """Known holder first; else, when the rules allow bluffing, it asks for a card it
     holds (revealing nothing true beyond the family) with probability ``bluff_rate``, and
-    otherwise a random legal ask (so that silent players cannot stall a game forever);
-    without bluffing it plays greedy.
+    otherwise a random legal ask (so that it cannot stall a game forever); without
+    bluffing it plays greedy.  This was this library's ``silent`` until that name went to
+    the earlier project's strategy (:class:`Silent`); spec ``greedy_bluff``.
 
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3,
     ...                     rules=kw.RuleSet(bluffing=True))
     >>> view = game.view(game.to_move)
     >>> k = ExactKnowledge(view.player); k.update(view)
-    >>> asks = [Silent().choose(view, k, view.legal_asks(), np.random.default_rng(s))
+    >>> asks = [GreedyBluff().choose(view, k, view.legal_asks(), np.random.default_rng(s))
     ...         for s in range(10)]
     >>> any(a.card in view.hand for a in asks)  # some bluffs
     True
     """
 
     bluff_rate: float = 0.5
-    name = "silent"
+    name = "greedy_bluff"
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.bluff_rate < 1.0:
-            raise GameSetupError(f"silent bluff_rate={self.bluff_rate!r}: expected 0 <= rate < 1")
+            raise GameSetupError(
+                f"greedy_bluff bluff_rate={self.bluff_rate!r}: expected 0 <= rate < 1"
+            )
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
         sure = _known_first(situation, rng)
@@ -414,6 +421,100 @@ class Silent(Policy):
         if bluffs and rng.random() < self.bluff_rate:
             return _pick(bluffs, rng)
         return _pick(situation.asks, rng)
+
+
+def _located_asks(situation: Situation) -> list[int]:
+    """The sure asks (indices) for the missing cards of the families whose four cards
+    are all located: each one its own or with a known holder among the targets."""
+    sure: dict[int, int] = {}
+    for i in np.flatnonzero(situation.chances == 1.0).tolist():
+        sure.setdefault(int(situation.ask_cards[i]), i)
+    out: list[int] = []
+    for f in situation.held_families:
+        missing = [c for c in range(4 * f, 4 * f + 4) if c not in situation.own]
+        if all(c in sure for c in missing):
+            out.extend(sure[c] for c in missing)
+    return out
+
+
+def _random_request(situation: Situation, rng: np.random.Generator) -> Ask:
+    """ivopascal's random request: a family it holds, a card of it and an opponent, each
+    uniformly at random among the legal asks (not uniform over the asks themselves)."""
+    asks = situation.asks
+    families = sorted({a.card.family_index for a in asks})
+    family = families[int(rng.integers(len(families)))]
+    cards = sorted({a.card.index for a in asks if a.card.family_index == family})
+    card = cards[int(rng.integers(len(cards)))]
+    return _pick([a for a in asks if a.card.index == card], rng)
+
+
+def _own_card_request(situation: Situation, rng: np.random.Generator) -> Ask | None:
+    """ivopascal's "owned request": one of its own cards, uniformly, from a random
+    opponent (a sure no that hides what it lacks); None where the rules forbid it."""
+    own = sorted({a.card.index for a in situation.asks if a.card.index in situation.own})
+    if not own:
+        return None
+    card = own[int(rng.integers(len(own)))]
+    return _pick([a for a in situation.asks if a.card.index == card], rng)
+
+
+@dataclass(frozen=True)
+class Silent(Policy):
+    """ivopascal/Epistemic_Kwartet's silent strategy (2020): ask a known holder only
+    when all four cards of that family are located (its own and the known holders');
+    otherwise ask for one of its own cards 1/3 of the time and make a random request
+    (:func:`_random_request`: family, card, then opponent at random) 2/3 of the time.
+    It tells the others as little as it can about what it lacks.
+
+    Differences from their code, all forced by this library's rules or for fairness:
+    among several located families it picks a sure ask at random (they took the first in
+    their list); an opponent with no cards is never asked (no such ask is legal here);
+    and where the rules forbid asking for a card one holds (``bluffing`` off, as in the
+    ``publisher`` preset) the own-card third becomes a random request too.  Before this
+    class the spec ``silent`` meant :class:`GreedyBluff`.
+
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+    ...     {"A": ["7S", "7H"], "B": ["7D", "8S"], "C": ["7C", "8H", "8D", "8C"]}, first="A")
+    >>> view = game.view("A")
+    >>> k = kw.FactKnowledge("A"); k.update(view)
+    >>> Silent().choose(view, k, view.legal_asks(), np.random.default_rng(0)).card.family_index
+    0
+    """
+
+    name = "silent"
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        located = _located_asks(situation)
+        if located:
+            return situation.asks[located[int(rng.integers(len(located)))]]
+        if int(rng.integers(3)) == 0:
+            own = _own_card_request(situation, rng)
+            if own is not None:
+                return own
+        return _random_request(situation, rng)
+
+
+@dataclass(frozen=True)
+class Mixed(Policy):
+    """ivopascal/Epistemic_Kwartet's mixed strategy: before every ask a fair coin
+    chooses :class:`Greedy` or :class:`Silent` for that ask.  (Their README says "half
+    of the times"; their code tosses the coin again before each ask of a turn, which is
+    what this does; it does not alternate turns.)  Greedy here is this library's
+    :class:`Greedy`: a known holder, fullest family first, else a uniformly random ask.
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> view = game.view(game.to_move)
+    >>> k = ExactKnowledge(view.player); k.update(view)
+    >>> Mixed().choose(view, k, view.legal_asks(), np.random.default_rng(0)) in view.legal_asks()
+    True
+    """
+
+    name = "mixed"
+
+    def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
+        if int(rng.integers(2)) == 0:
+            return Greedy().decide(situation, rng)
+        return Silent().decide(situation, rng)
 
 
 @dataclass(frozen=True)

@@ -732,7 +732,7 @@ def load_game(
         if len(_GAMES) > 64:
             _GAMES.clear()
         _GAMES[key] = game
-    return game  # type: ignore[no-any-return]
+    return game
 
 
 _GAMES: dict[tuple[Any, ...], KwartetGame] = {}
@@ -948,7 +948,7 @@ class _TimedISMCTS(_ismcts.ISMCTSBot):
             self.run_simulation(self.sample_root_state(state))
             done += 1
         self.simulations_done = done
-        return self.get_final_policy(state, self._root_node)  # type: ignore[no-any-return]
+        return self.get_final_policy(state, self._root_node)
 
 
 class OpenSpielPolicy(Policy):

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import multiprocessing
 import time
 
 import numpy as np
+from scipy import stats
 
-import kwartet_epistemic.agents  # noqa: F401  (loaded before the workers fork, once)
+import kwartet_epistemic.agents  # noqa: F401  (registers the policies)
+from kwartet_epistemic._parallel import process_context
 from kwartet_epistemic.tournament import play_game
 
 
@@ -65,13 +66,18 @@ def main() -> None:
     tasks = [(args.a, args.b, args.seed + i) for i in range(args.deals)]
     start = time.perf_counter()
     if args.jobs > 1:
-        with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+        with process_context().Pool(args.jobs) as pool:  # forkserver/spawn, not fork
             rows = pool.map(play_deal, tasks, chunksize=1)
     else:
         rows = [play_deal(task) for task in tasks]
     elapsed = time.perf_counter() - start
     shares = np.array([row[0] for row in rows])
-    half_width = 1.96 * shares.std(ddof=1) / np.sqrt(len(shares)) if len(shares) > 1 else np.nan
+    # Student t: the per-deal shares are fractions, and a few deals are a small sample.
+    half_width = (
+        float(stats.t.ppf(0.975, len(shares) - 1)) * shares.std(ddof=1) / np.sqrt(len(shares))
+        if len(shares) > 1
+        else np.nan
+    )
     per_agent_game = 12 * len(rows)  # two agents a side, six games a deal
     print(
         f"{args.a} vs {args.b}: {args.deals} deals x 6 seatings = {6 * args.deals} games "

@@ -19,11 +19,11 @@ Run: ``nice -n 10 python experiments/invariants.py [--games 20000] [--jobs 2]
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Sequence
 
+from kwartet_epistemic._parallel import process_context
 from kwartet_epistemic.invariants import INVARIANTS, InvariantReport, check_random_games
 
 OPTIONS: dict[str, tuple[str, dict[str, object]]] = {
@@ -55,7 +55,7 @@ def run(
     ]
     reports: list[InvariantReport]
     if jobs > 1 and len(tasks) > 1:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with process_context().Pool(jobs) as pool:  # forkserver/spawn, not fork
             reports = pool.map(_chunk, tasks, chunksize=1)
     else:
         reports = [_chunk(task) for task in tasks]

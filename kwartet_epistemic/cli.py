@@ -1,4 +1,4 @@
-"""The ``kwartet`` command: play, simulate, tournament, replay, demo, rules and grade.
+"""The ``kwartet`` command: play, simulate, tournament, replay, demo, rules, grade and docs.
 
 Every subcommand has ``--help``.  Bad user input ends the command with a one-line
 message on stderr and exit status 2, never a traceback.  ``kwartet play`` reads its
@@ -368,7 +368,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kwartet",
         description="Kwartet, the Dutch quartet card game: play, simulate, tournament, replay, "
-        "demo, rules, grade.",
+        "demo, rules, grade, docs.",
     )
     from kwartet_epistemic import __version__
 
@@ -522,7 +522,24 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--seed", type=_non_negative, default=1, metavar="N", help="seed (1)")
     grade.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes (1)")
     grade.set_defaults(run=_run_grade)
+
+    docs = sub.add_parser(
+        "docs",
+        help="build the API reference (static HTML, needs the docs extra: pdoc)",
+        description="Build the API reference of every public module from the docstrings "
+        "with pdoc, as a static HTML site; open its index.html.",
+    )
+    from kwartet_epistemic.docs import add_arguments as add_docs_arguments
+
+    add_docs_arguments(docs)
+    docs.set_defaults(run=_run_docs)
     return parser
+
+
+def _run_docs(args: argparse.Namespace) -> int:
+    from kwartet_epistemic.docs import run
+
+    return run(args)
 
 
 def _run_grade(args: argparse.Namespace) -> int:

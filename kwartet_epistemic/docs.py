@@ -499,6 +499,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build as ``args`` (from :func:`add_arguments`) say; print the summary; the exit status."""
+    if importlib.util.find_spec("pdoc") is None:
+        print(
+            f"kwartet docs: error: the API reference needs pdoc: pip install '{PACKAGE}[docs]'",
+            file=sys.stderr,
+        )
+        return 2
     build = build_docs(args.output, search=not args.no_search, source=not args.no_source)
     print(build.summary())
     return 1 if args.strict and build.warnings else 0

@@ -880,6 +880,8 @@ def _options(
 
 
 _POSITIVE_INT = (int, lambda v: v >= 1, "a whole number >= 1")
+# ISMCTS's first simulation only expands the root: its final policy needs a second.
+_TWO_OR_MORE = (int, lambda v: v >= 2, "a whole number >= 2")
 _SEED = (int, lambda v: 0 <= v < 2**32, "a whole number from 0 to 2**32 - 1")
 _MS = (float, lambda v: 0 < v <= 3_600_000, "milliseconds > 0")
 _UCT = (float, lambda v: 0 <= v <= 1000, "a number from 0 to 1000")
@@ -944,7 +946,9 @@ class _TimedISMCTS(_ismcts.ISMCTSBot):
         deadline = time.perf_counter() + self.seconds
         self._root_node = self.create_new_node(state)
         done = 0
-        while done < self._max_simulations and (done == 0 or time.perf_counter() < deadline):
+        # The first simulation only expands the root; the second is the first to visit a
+        # child, and OpenSpiel's final policy needs one.
+        while done < self._max_simulations and (done < 2 or time.perf_counter() < deadline):
             self.run_simulation(self.sample_root_state(state))
             done += 1
         self.simulations_done = done
@@ -1105,7 +1109,7 @@ def _determinized(
 
 POLICIES: dict[str, dict[str, tuple[type, Callable[[Any], bool], str]]] = {
     "ismcts": {
-        "simulations": _POSITIVE_INT,
+        "simulations": _TWO_OR_MORE,
         "ms": _MS,
         "uct_c": _UCT,
         "worlds": _POSITIVE_INT,

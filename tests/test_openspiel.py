@@ -220,6 +220,7 @@ def test_openspiel_specs_parse_and_refuse_bad_options():
         ("openspiel:mcts[depth=3]", "unknown option"),
         ("openspiel:random:facts", "take no :KNOWLEDGE"),
         ("openspiel:ismcts[final=best]", "visits or value"),
+        ("openspiel:ismcts[simulations=1]", "expected a whole number >= 2"),
     ]:
         with pytest.raises(kw.GameSetupError, match=message):
             make_agent(text, "A")

@@ -582,7 +582,8 @@ class _Observer:
         elif self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
             pieces.append(("hands", (n, n_cards)))
         if self.public_info:
-            pieces += [("sizes", (n,)), ("exposed", (n_families, n)), ("to_move", (n,))]
+            pieces += [("dealer", (n,)), ("sizes", (n,)), ("exposed", (n_families, n))]
+            pieces.append(("to_move", (n,)))
             if self.perfect_recall:
                 pieces += [("holds", (n_cards, n)), ("lacks", (n_cards, n))]
                 pieces += [("asked", (n_families, n)), ("asks", (1,))]
@@ -616,6 +617,8 @@ class _Observer:
                 parts["hands"][s, hands[s]] = 1.0
         if not self.public_info:
             return
+        if core.dealer >= 0:
+            parts["dealer"][core.dealer] = 1.0
         for s in range(n):
             parts["sizes"][s] = len(hands[s]) / n_cards
         if game is not None:
@@ -663,13 +666,21 @@ class _Observer:
             )
         if self.public_info:
             if self.perfect_recall:
-                pieces.append(" ".join(core.public))
+                if core.game is None:  # dealing: the dealer is known
+                    dealer = f"dealer:{setup.names[core.dealer]}" if core.dealer >= 0 else ""
+                    pieces.append(dealer)
+                else:
+                    pieces.append(" ".join(core.public))
             elif core.game is not None:
                 game = core.game
                 sizes = " ".join(f"{p}{k}" for p, k in game.hand_sizes.items())
                 exposed = " ".join(f"{p}#{f}" for f, p in game.exposed.items())
                 turn = game.to_move or "-"
-                last = core.public[-1] if core.last is not None else "-"
+                last = "-"
+                if core.last is not None:
+                    asker, target, card, yes = core.last
+                    last = f"{setup.names[asker]}>{setup.names[target]}:{codes[card]}"
+                    last += "+" if yes else "-"
                 pieces.append(f"sizes {sizes} exposed {exposed or '-'} turn {turn} last {last}")
         return " | ".join(pieces)
 
@@ -1018,7 +1029,9 @@ class OpenSpielPolicy(Policy):
             action = self._ismcts(game, view, knowledge, root, rng)
         else:
             action = self._mcts(game, view, knowledge, root, rng)
-        ask = ask_of(root, int(action))
+        # The state names the seats A, B, ...; the view may name them otherwise.
+        target, card = divmod(int(action), len(view.deck))
+        ask = Ask(view.player, view.players[target], view.deck.cards[card])
         if ask not in asks:  # pragma: no cover - the state and the view agree on legality
             raise KwartetError(f"openspiel:{self.kind} chose {ask}, which is not legal (a bug)")
         return ask
@@ -1050,10 +1063,16 @@ class OpenSpielPolicy(Policy):
         )
         template = root._core
 
+        names = game.setup.names
+
         def resample(state: KwartetState, player: int) -> KwartetState:
             (world,) = knowledge.sample_worlds(1, rng)
+            seated = World(  # the view's names -> the state's seat names
+                {s: world.hands[p] for s, p in zip(names, view.players, strict=True)},
+                world.piles,
+            )
             other = game.new_initial_state()
-            other._core = _core_from_world(template, world)
+            other._core = _core_from_world(template, seated)
             return other
 
         bot.set_resampler(resample)
@@ -1140,7 +1159,7 @@ def openspiel_policy(name: str, options: Mapping[str, str] | None = None) -> Ope
     >>> openspiel_policy("ismcts", {"simulations": "many"})
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.GameSetupError: agent 'openspiel:ismcts': option simulations='many': expected a whole number >= 1
+    kwartet_epistemic.errors.GameSetupError: agent 'openspiel:ismcts': option simulations='many': expected a whole number >= 2
     """
     key = name.strip().lower() if isinstance(name, str) else name
     if key not in POLICIES:

@@ -229,10 +229,10 @@ def test_openspiel_specs_parse_and_refuse_bad_options():
 
 
 def test_openspiel_bots_play_tournaments():
-    deck = kw.Deck.piquet(families=3)
+    deck = kw.Deck.piquet(families=2)
     agents = [
-        "openspiel:ismcts[simulations=8]",
-        "openspiel:mcts[simulations=4,worlds=2]",
+        "openspiel:ismcts[simulations=4]",
+        "openspiel:mcts[simulations=2,worlds=2]",
         "openspiel:random",
     ]
     result = kw.tournament(agents, games=6, seed=2, deck=deck)
@@ -266,3 +266,31 @@ def test_agents_play_a_whole_openspiel_game_as_bots():
     assert returns == [1 / len(table.winners) if p in table.winners else 0.0 for p in "ABCD"]
     with pytest.raises(kw.GameSetupError, match="player_id"):
         kos.AgentBot(game, 4, "random")
+
+
+@pytest.mark.parametrize(
+    "kind", ["ismcts[simulations=6]", "mcts[simulations=3,worlds=2]", "random"]
+)
+def test_openspiel_agents_play_seats_of_any_name(kind):
+    table = kw.Game.deal(kw.Deck.piquet(families=4), ["Ann", "Bob", "Cy"], seed=6)
+    agents = {
+        p: make_agent(f"openspiel:{kind}", p, np.random.default_rng(i))
+        for i, p in enumerate(table.players)
+    }
+    while not table.is_over:
+        ask = agents[table.to_move].choose(table.view(table.to_move))
+        assert ask in table.legal_asks()
+        table.play(ask)
+    assert sum(table.scores.values()) == 4
+
+
+def test_the_dealer_is_in_the_information_state_during_the_deal():
+    game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 2})
+    strings = set()
+    for dealer in range(3):
+        state = game.new_initial_state()
+        state.apply_action(dealer)
+        strings.add(state.information_state_string(0))
+        tensor = np.array(state.information_state_tensor(0))
+        assert tensor.sum() == 2  # the player and the dealer
+    assert len(strings) == 3

@@ -23,6 +23,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import pkgutil
+import posixpath
 import re
 import shutil
 import sys
@@ -194,7 +195,7 @@ def _landing(package: str, modules: Sequence[str], skipped: Sequence[tuple[str, 
         parts.append("## Quick start\n\n" + top)
     rows = ["| module | what it holds |", "|---|---|"]
     for name in modules[1:]:
-        href = "/".join(name.split(".")[1:]) + ".html"
+        href = name.replace(".", "/") + ".html"  # from the package's page, beside its folder
         summary = _summary(sys.modules[name]).replace("|", "\\|")
         rows.append(f"| [`{name.removeprefix(package + '.')}`]({href}) | {summary} |")
     parts.append("## Modules\n\n" + "\n".join(rows))
@@ -221,7 +222,7 @@ _MODULE_TEMPLATE = """\
         <h2>Modules</h2>
         <ul>
             {% for name in all_modules if name != root_module_name %}
-                <li><a href="{{ name.split(".")[1:] | join("/") }}.html">{{ name.split(".", 1)[1] }}</a></li>
+                <li><a href="{{ name.replace(".", "/") }}.html">{{ name.split(".", 1)[1] }}</a></li>
             {% endfor %}
         </ul>
     {% else %}
@@ -350,8 +351,48 @@ def _to_markdown_without_directives(original: Any) -> Any:
 
 def _moved(module: Any, member: Any, all_modules: Any) -> bool:
     """Whether ``member`` of ``module`` is documented on another module's page."""
-    home = member.taken_from[0]
-    return bool(home != module.modulename and home in all_modules and "." in home)
+    home, qualname = member.taken_from
+    if home == module.modulename or home not in all_modules:
+        return False
+    return all_modules[home].get(qualname) is not None
+
+
+_ANCHORED_LINK = re.compile(r'href="([^"#]*)#([^"]+)"')
+_PRIVATE_LINK = re.compile(r'<a href="([^"#]*)#(_[A-Za-z0-9]\w*)[^"]*">(.*?)</a>')
+
+
+def _links_to_homes(page: str, current: str, all_modules: Any) -> str:
+    """``page`` (of module ``current``) with every link to a name that a module only gathers
+    (``kwartet_epistemic.html#Game.ask``) sent to where it is documented (``game.html#...``)."""
+    from pdoc.render_helpers import relative_link
+
+    def home(match: re.Match[str]) -> str:
+        target, anchor = match.groups()
+        module = all_modules.get(module_of(target))
+        head, dot, rest = anchor.partition(".")
+        member = module.members.get(head) if module is not None else None
+        if member is None or not _moved(module, member, all_modules):
+            return match.group(0)
+        where, qualname = member.taken_from
+        return f'href="{relative_link(current, where)}#{qualname}{dot}{rest}"'
+
+    def private(match: re.Match[str]) -> str:
+        target, head, text = match.groups()
+        module = all_modules.get(module_of(target))
+        documented = getattr(module.obj, "__all__", ()) if module is not None else ()
+        return match.group(0) if head in documented else text
+
+    def module_of(target: str) -> str:
+        if not target:
+            return current
+        here = posixpath.dirname(current.replace(".", "/"))
+        name = posixpath.normpath(posixpath.join(here, target)).removesuffix(".html")
+        return name.replace("/", ".")
+
+    # pdoc links a private base class and the members inherited from it (``_Binary.left``
+    # of ``And``), which have no documentation: those names are shown unlinked
+    page = _PRIVATE_LINK.sub(private, page)
+    return _ANCHORED_LINK.sub(home, page)
 
 
 def _href(module: Any, member: Any) -> str:
@@ -400,7 +441,7 @@ def _pdoc_configured(search: bool, source: bool) -> Iterator[Any]:
             search=search,
             show_source=source,
             math=False,
-            footer_text=f"{PACKAGE} {importlib.import_module(PACKAGE).__version__}",
+            footer_text=f"{PACKAGE} {importlib.import_module(PACKAGE).__version__}",  # this library
         )
         env.globals.update(
             kwartet_moved=_moved, kwartet_href=_href, kwartet_summary=_member_summary
@@ -438,10 +479,11 @@ def build_docs(
     Warnings pdoc emits are collected in :attr:`DocsBuild.warnings`; with ``strict`` any
     warning raises a :class:`RuntimeError` listing them all, after the site is written.
 
-    >>> build_docs("README.md")
+    >>> import kwartet_epistemic.docs
+    >>> build_docs(kwartet_epistemic.docs.__file__)  # a file, not a folder
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.KwartetError: output 'README.md': expected a folder, found a file
+    kwartet_epistemic.errors.KwartetError: output '...docs.py': expected a folder, found a file
     """
     out = Path(output)
     if out.exists() and not out.is_dir():
@@ -458,7 +500,8 @@ def build_docs(
             for name, module in documented.items():
                 page = out.joinpath(*name.split(".")).with_suffix(".html")
                 page.parent.mkdir(parents=True, exist_ok=True)
-                page.write_text(render.html_module(module, documented), encoding="utf-8")
+                text = _links_to_homes(render.html_module(module, documented), name, documented)
+                page.write_text(text, encoding="utf-8")
             (out / "index.html").write_text(render.html_index(documented), encoding="utf-8")
             if search:
                 index = render.search_index(documented)

@@ -196,7 +196,7 @@ def _landing(package: str, modules: Sequence[str], skipped: Sequence[tuple[str, 
     rows = ["| module | what it holds |", "|---|---|"]
     for name in modules[1:]:
         href = name.replace(".", "/") + ".html"  # from the package's page, beside its folder
-        summary = _summary(sys.modules[name]).replace("|", "\\|")
+        summary = _plain(_summary(sys.modules[name])).replace("|", "\\|")
         rows.append(f"| [`{name.removeprefix(package + '.')}`]({href}) | {summary} |")
     parts.append("## Modules\n\n" + "\n".join(rows))
     if skipped:
@@ -278,7 +278,7 @@ _MODULE_TEMPLATE = """\
                         <td><a href="{{ kwartet_href(module, m) }}"><code>{{ m.name }}</code></a></td>
                         <td>{{ m.kind }}</td>
                         <td>{{ m.taken_from[0].split(".", 1)[1] }}</td>
-                        <td>{{ kwartet_summary(m) | to_markdown | to_html | safe }}</td>
+                        <td>{{ kwartet_summary(m) | to_markdown | to_html | linkify }}</td>
                     </tr>
                 {% endfor %}
                 </tbody>
@@ -318,16 +318,30 @@ _ATTRIBUTE_DOT = re.compile(r"(?<=[)\]\"'])(\.|</span><span class=\"o\">\.)(?=[A
 _HIDDEN_DOT = "\u2060"
 
 
+# Sphinx shows :class:`~a.b.C` as ``C``; pdoc knows no ``~`` and printed "~a.b.C".  The
+# ``~`` is replaced by a mark (an invisible separator) that survives to the linked code,
+# whose text is then cut to the last name.
+_SHORT_ROLE = re.compile(r"(:py)?(:(?:mod|func|data|const|class|meth|attr|exc|obj):`)~")
+_SHORT = "\u2063"
+_SHORT_CODE = re.compile(_SHORT + r"<code>(<a [^>]*>)?([\w.]+?)((?:\(\))?)(</a>)?</code>")
+
+
+def _shortened(match: re.Match[str]) -> str:
+    start, name, call, end = match.groups()
+    return f"<code>{start or ''}{name.rsplit('.', 1)[-1]}{call}{end or ''}</code>"
+
+
 def _linkify_attributes_kept(original: Any) -> Any:
-    """pdoc's ``linkify`` filter, leaving ``(...).name`` alone."""
+    """pdoc's ``linkify`` filter, leaving ``(...).name`` alone and showing ``~a.b.C`` as C."""
     import jinja2
     from markupsafe import Markup
 
     @jinja2.pass_context
     def linkify(context: Any, code: str, *args: Any, **kwargs: Any) -> Markup:
         hidden = _ATTRIBUTE_DOT.sub(lambda m: m.group(1) + _HIDDEN_DOT, str(code))
-        linked = original(context, Markup(hidden), *args, **kwargs)
-        return Markup(str(linked).replace(_HIDDEN_DOT, ""))
+        linked = str(original(context, Markup(hidden), *args, **kwargs))
+        linked = _SHORT_CODE.sub(_shortened, linked.replace(_HIDDEN_DOT, ""))
+        return Markup(linked.replace(_SHORT, ""))
 
     return linkify
 
@@ -339,14 +353,22 @@ _DOCTEST_DIRECTIVE = re.compile(
 
 
 def _to_markdown_without_directives(original: Any) -> Any:
-    """pdoc's ``to_markdown`` filter, dropping ``# doctest: +ELLIPSIS`` and the like."""
+    """pdoc's ``to_markdown`` filter, dropping ``# doctest: +ELLIPSIS`` and the like and
+    marking the ``~`` of :class:`~a.b.C` (see ``_SHORT_ROLE``)."""
     import jinja2
 
     @jinja2.pass_context
     def to_markdown(context: Any, docstring: str) -> str:
+        docstring = _SHORT_ROLE.sub(lambda m: _SHORT + m.group(2), docstring)
         return str(original(context, _DOCTEST_DIRECTIVE.sub("", docstring)))
 
     return to_markdown
+
+
+def _plain(text: str) -> str:
+    """reST roles as Markdown code, for text that pdoc does not convert (the landing)."""
+    text = re.sub(r"(:py)?:\w+:`~([\w.]+)`", lambda m: f"`{m.group(2).rsplit('.', 1)[-1]}`", text)
+    return re.sub(r"(:py)?:\w+:`([^`]+)`", r"`\2`", text)
 
 
 def _moved(module: Any, member: Any, all_modules: Any) -> bool:

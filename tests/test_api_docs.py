@@ -143,6 +143,18 @@ def test_attributes_after_a_call_are_not_turned_into_module_links(site: DocsBuil
     assert "piquet().cards" in html.unescape(re.sub(r"<[^>]+>", "", root))
 
 
+def test_a_tilde_reference_shows_the_last_name_linked(site: DocsBuild) -> None:
+    """:class:`~kwartet_epistemic.record.GameRecord` reads "GameRecord", as in Sphinx."""
+    game = site.page("kwartet_epistemic.game").read_text(encoding="utf-8")
+    source = (PACKAGE_DIR / "game.py").read_text(encoding="utf-8")
+    assert ":class:`~kwartet_epistemic.record.GameRecord`" in source
+    assert '<code><a href="record.html#GameRecord">GameRecord</a></code>' in game
+    for page in site.output.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "~kwartet_epistemic" not in text, page
+        assert "\u2063" not in text, page
+
+
 def test_doctest_directives_are_not_shown(site: DocsBuild) -> None:
     cli = site.page("kwartet_epistemic.cli")
     assert '"--no-figures"' in text_of(cli)

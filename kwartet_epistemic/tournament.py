@@ -522,9 +522,10 @@ def _worker_setup(rules: RuleSet, deck: Deck) -> None:
     import kwartet_epistemic.agents  # noqa: F401  (registers the policies in the worker)
 
 
-def _worker_play(task: tuple[int, int, tuple[str, ...]]) -> GameResult:
-    index, seed, seating = task
-    return play_game(seating, seed, _WORKER["rules"], _WORKER["deck"], index)
+def _play_tasks(tasks: list[tuple[int, int, tuple[str, ...]]]) -> list[GameResult]:
+    """A worker's games, with the rules and deck its initializer stored."""
+    rules, deck = _WORKER["rules"], _WORKER["deck"]
+    return [play_game(seating, seed, rules, deck, index) for index, seed, seating in tasks]
 
 
 def _play_chunk(
@@ -633,12 +634,30 @@ def _run(
         for index, seed, seating in tasks:
             yield play_game(seating, seed, rules, deck, index)
         return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     from kwartet_epistemic._parallel import process_context
 
-    context = process_context()
-    chunk = max(1, min(8, len(tasks) // (jobs * 8)))
-    with context.Pool(jobs, initializer=_worker_setup, initargs=(rules, deck)) as pool:
-        yield from pool.imap_unordered(_worker_play, tasks, chunksize=chunk)
+    size = max(1, min(8, len(tasks) // (jobs * 8)))
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    # An executor, not a multiprocessing.Pool: a worker that dies (for one, a script
+    # without ``if __name__ == "__main__":`` fails as each new worker imports it) breaks
+    # it and the run stops with an error, where a Pool would start new workers forever.
+    pool = ProcessPoolExecutor(
+        jobs, mp_context=process_context(), initializer=_worker_setup, initargs=(rules, deck)
+    )
+    try:
+        for future in as_completed([pool.submit(_play_tasks, chunk) for chunk in chunks]):
+            yield from future.result()
+    except BrokenProcessPool as err:
+        raise KwartetError(
+            f"tournament(jobs={jobs}): a worker process stopped ({err}).  Workers start "
+            "with forkserver or spawn and import the main module: in a script, call "
+            'tournament under `if __name__ == "__main__":`'
+        ) from None
+    finally:  # stopped early (an error, Ctrl-C): drop the games not started
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _run_dask(

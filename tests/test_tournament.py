@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import math
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -248,6 +250,29 @@ def test_two_processes_play_the_same_games_as_one() -> None:
     serial = tournament(AGENTS, games=8, seed=5, deck=SMALL)
     parallel = tournament(AGENTS, games=8, seed=5, deck=SMALL, jobs=2)
     assert parallel.games == serial.games
+
+
+def test_workers_are_not_forked() -> None:
+    from kwartet_epistemic._parallel import process_context
+
+    assert process_context().get_start_method() in ("forkserver", "spawn")
+
+
+def test_a_script_without_the_main_guard_gets_an_error_not_a_hang(tmp_path: Path) -> None:
+    # Each new worker imports the script, which starts a tournament again and fails: the
+    # run stops with the library's error that says what to do.
+    script = tmp_path / "no_guard.py"
+    script.write_text(
+        "import kwartet_epistemic as kw\n"
+        "kw.tournament(['random'] * 3, games=6, seed=1, deck=kw.Deck.piquet(families=4), "
+        "jobs=2)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert "KwartetError: tournament(jobs=2): a worker process stopped" in done.stderr
+    assert 'if __name__ == "__main__":' in done.stderr
 
 
 def test_a_dask_cluster_plays_the_same_games() -> None:

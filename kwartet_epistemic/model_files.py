@@ -40,6 +40,7 @@ import numpy as np
 from kwartet_epistemic._files import atomic_write_text
 from kwartet_epistemic._safejson import check_nesting, load_json, short
 from kwartet_epistemic.errors import KwartetError, ModelFileError
+from kwartet_epistemic.symbolic.structure import _plain_errors
 
 if TYPE_CHECKING:
     from kwartet_epistemic.kripke import KripkeModel
@@ -347,6 +348,7 @@ def save_text(path: str | PathLike[str], text: str) -> None:
 # ------------------------------------------------------------------------- structures
 
 
+@_plain_errors
 def knowledge_structure_to_dict(structure: KnowledgeStructure) -> dict[str, Any]:
     """A knowledge structure as plain JSON data (what ``KnowledgeStructure.to_json``
     writes): the law as its BDD's nodes, children first.
@@ -392,6 +394,7 @@ def knowledge_structure_to_dict(structure: KnowledgeStructure) -> dict[str, Any]
     }
 
 
+@_plain_errors
 def knowledge_structure_from_dict(data: Any, *, backend: str = "auto") -> KnowledgeStructure:
     """A knowledge structure from JSON data, checked (see the module's description).
 

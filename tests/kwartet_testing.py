@@ -34,7 +34,9 @@ def require_extra(module: str, extra: str) -> ModuleType:
     """
     if os.environ.get("KWARTET_REQUIRE_EXTRAS"):
         return importlib.import_module(module)
-    return pytest.importorskip(module, reason=f"needs the {extra!r} extra: pip install -e '.[{extra}]'")
+    return pytest.importorskip(
+        module, reason=f"needs the {extra!r} extra: pip install -e '.[{extra}]'"
+    )
 
 
 def random_game(setup, seed: int, steps: int) -> kw.Game:
@@ -70,3 +72,36 @@ def nested_formulas(players: list[str], atoms: list[Formula]) -> st.SearchStrate
         )
 
     return st.recursive(st.sampled_from(atoms), extend, max_leaves=6)
+
+
+def random_formula(
+    rng: np.random.Generator, agents: list[str], atoms: list[Formula], depth: int = 3
+) -> Formula:
+    """A random formula over ``atoms`` with every operator (and constants), at most
+    ``depth`` operators deep; reproducible from ``rng``."""
+    from kwartet_epistemic.logic import AnnounceDual, Bottom, Iff, Implies, Top
+
+    if depth == 0 or rng.random() < 0.2:
+        pick = int(rng.integers(len(atoms) + 1))
+        return atoms[pick] if pick < len(atoms) else (Top() if rng.random() < 0.5 else Bottom())
+
+    def sub() -> Formula:
+        return random_formula(rng, agents, atoms, depth - 1)
+
+    def group() -> list[str]:
+        size = int(rng.integers(1, len(agents) + 1))
+        return [str(a) for a in rng.choice(agents, size=size, replace=False)]
+
+    def agent() -> str:
+        return str(rng.choice(agents))
+
+    kind = int(rng.integers(13))
+    if kind == 0:
+        return Not(sub())
+    if kind in (1, 2, 3, 4):
+        return (And, Or, Implies, Iff)[kind - 1](sub(), sub())
+    if kind in (5, 6, 7):
+        return (K, M, Kw)[kind - 5](agent(), sub())
+    if kind in (8, 9, 10):
+        return (E, C, D)[kind - 8](group(), sub())
+    return (Announce, AnnounceDual)[kind - 11](sub(), sub())

@@ -81,6 +81,7 @@ from kwartet_epistemic.logic.formula import (
     formula_excerpt,
 )
 from kwartet_epistemic.logic.parser import as_formula
+from kwartet_epistemic.symbolic.structure import _plain_errors
 
 if TYPE_CHECKING:
     from kwartet_epistemic.kripke import KripkeModel
@@ -457,6 +458,57 @@ def _expansion(manager: Any, root: Bdd, variable: Callable[[str], str]) -> str:
     return text[root]
 
 
+def _coded_law(
+    graph: _LawGraph,
+    manager: Any,
+    var: Callable[[str], str],
+    index_of: Mapping[Bdd, int],
+    bits_at: Mapping[str, list[int]],
+) -> str:
+    """The law as definitions of the bits of the node the evaluation path passes at
+    each level, and the condition that the path ends at true.
+
+    One-hot variables (one per node) would make SMCDEL's BDD of the law about as large
+    as the number of nodes times the width; numbers in binary keep it near the number
+    of nodes times the logarithm of the width.
+    """
+
+    def at(node: Bdd) -> list[str]:
+        if node not in index_of:
+            return []  # the root: every path passes it
+        bits = bits_at[graph.top[node]]
+        return [str(b) if index_of[node] >> j & 1 else f"~{b}" for j, b in enumerate(bits)]
+
+    entering: dict[Bdd, list[str]] = {}
+    accept: list[str] = []
+    for node in graph.order:
+        v = var(graph.top[node])
+        high, low = graph.children[node]
+        here = at(node)
+        for child, literal in ((high, v), (low, f"~{v}")):
+            edge = "AND (" + ", ".join([*here, literal]) + ")"
+            if child == manager.true:
+                accept.append(edge)
+            elif child != manager.false:
+                entering.setdefault(child, []).append(edge)
+    conjuncts = []
+    level_nodes: dict[str, list[Bdd]] = {}
+    for node in index_of:
+        level_nodes.setdefault(graph.top[node], []).append(node)
+    for name, bits in bits_at.items():
+        for j, bit in enumerate(bits):
+            ways = [
+                way
+                for node in level_nodes[name]
+                if index_of[node] >> j & 1
+                for way in entering[node]
+            ]
+            conjuncts.append(f"({bit} iff OR ({', '.join(ways)}))")
+    conjuncts.append(f"OR ({', '.join(accept)})")
+    return "AND (" + ",\n     ".join(conjuncts) + ")"
+
+
+@_plain_errors
 def export_structure(
     structure: BddKnowledgeStructure,
     query: FormulaLike | Sequence[FormulaLike] | None = None,
@@ -496,18 +548,23 @@ def export_structure(
     # come just before the level's variable (that order keeps SMCDEL's BDD of the
     # definitions as small as ours).
     numbers: dict[str, int] = {}
-    aux_of: dict[Bdd, int] = {}
+    # Per level (a variable the law tests), its nodes numbered 1, 2, ... and the bits
+    # of the number of the node the evaluation path passes there (0: none).
+    index_of: dict[Bdd, int] = {}
+    bits_at: dict[str, list[int]] = {}
     nodes_at: dict[str, list[Bdd]] = {}
     if not direct:
-        for node in graph.order:
+        for node in graph.order[1:]:  # the root is the only node of its level
             nodes_at.setdefault(graph.top[node], []).append(node)
+            index_of[node] = len(nodes_at[graph.top[node]])
     next_number = 1
     for name in levels:
-        for node in nodes_at.get(name, ()):
-            aux_of[node] = next_number
-            next_number += 1
+        count = len(nodes_at.get(name, ()))
+        bits_at[name] = list(range(next_number, next_number + count.bit_length()))
+        next_number += count.bit_length()
         numbers[name] = next_number
         next_number += 1
+    aux_numbers = [n for bits in bits_at.values() for n in bits]
     observed = {
         agent: sorted(numbers[v] for v in count_vars if v not in structure.unobserved_vars[agent])
         for agent in structure.agents
@@ -518,7 +575,7 @@ def export_structure(
     if not numbers or not observed or any(not seen for seen in observed.values()):
         constant = next_number
         next_number += 1
-    auxiliary = tuple(sorted(aux_of.values())) + (() if constant is None else (constant,))
+    auxiliary = tuple(aux_numbers) + (() if constant is None else (constant,))
 
     def var(name: str) -> str:
         return str(numbers[name])
@@ -526,22 +583,7 @@ def export_structure(
     if direct:
         law_text = _expansion(manager, law, var)
     else:
-        parents: dict[Bdd, list[str]] = {}
-        accept: list[str] = []
-        for node in graph.order:
-            v = var(graph.top[node])
-            high, low = graph.children[node]
-            for child, literal in ((high, v), (low, f"~{v}")):
-                reach = f"({aux_of[node]} & {literal})"
-                if child == manager.true:
-                    accept.append(reach)
-                elif child != manager.false:
-                    parents.setdefault(child, []).append(reach)
-        conjuncts = [str(aux_of[graph.root])]
-        for node in graph.order[1:]:
-            conjuncts.append(f"({aux_of[node]} iff OR ({', '.join(parents[node])}))")
-        conjuncts.append(f"OR ({', '.join(accept)})")
-        law_text = "AND (" + ",\n     ".join(conjuncts) + ")"
+        law_text = _coded_law(graph, manager, var, index_of, bits_at)
     if constant is not None:
         law_text = f"({law_text}) & ~{constant}"
     if len(law_text) > TEXT_LIMIT:
@@ -568,11 +610,12 @@ def export_structure(
     for name in levels:
         note = f"  ({describe[name]})" if describe and name in describe else ""
         lines.append(f"--   {numbers[name]} = {_comment(name)}{note}")
-    if aux_of:
+    if aux_numbers:
         lines.append(
-            f"--   {min(aux_of.values())}..{max(aux_of.values())} (between those): auxiliary, "
-            "one per BDD node of the law, true where the law's evaluation path passes "
-            "the node; determined by the state, observed by nobody"
+            f"--   the other numbers up to {max(aux_numbers)}: auxiliary, the bits (just "
+            "before each variable) of the number of the law's BDD node testing that "
+            "variable that the state's evaluation path passes (0: none); determined by "
+            "the state, observed by nobody"
         )
     if constant is not None:
         lines.append(
@@ -602,7 +645,9 @@ def export_structure(
         if not direct:
             node = graph.root
             while node not in (manager.true, manager.false):
-                true_numbers.append(aux_of[node])
+                if node in index_of:
+                    bits = bits_at[graph.top[node]]
+                    true_numbers += [b for j, b in enumerate(bits) if index_of[node] >> j & 1]
                 high, low = graph.children[node]
                 node = high if state[graph.top[node]] else low
         true_numbers.sort()
@@ -634,6 +679,7 @@ def _fresh_name(base: str, fallback: str, taken: set[str]) -> str:
     return name
 
 
+@_plain_errors
 def kripke_to_structure(
     model: KripkeModel, *, backend: str = "auto", max_worlds: int = 100_000
 ) -> tuple[KnowledgeStructure, tuple[frozenset[str], ...]]:
@@ -698,6 +744,7 @@ def kripke_to_structure(
     return KnowledgeStructure(names, law, observed, manager=manager), states
 
 
+@_plain_errors
 def export_kripke(
     model: KripkeModel,
     query: FormulaLike | Sequence[FormulaLike] | None = None,
@@ -733,6 +780,7 @@ def export_kripke(
 # ------------------------------------------------------------------------- games
 
 
+@_plain_errors
 def export_game(
     source: Any,
     query: FormulaLike | Sequence[FormulaLike] | None = None,
@@ -802,6 +850,7 @@ def export_game(
 # ------------------------------------------------------------------------- dispatch
 
 
+@_plain_errors
 def smcdel_export(
     source: Any,
     query: FormulaLike | Sequence[FormulaLike] | None = None,

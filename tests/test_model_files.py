@@ -144,7 +144,10 @@ def changed(data, **fields):
         ({"actual": 1.0}, "actual: 1.0: expected null, or the index"),
         ({"world_names": ["x"]}, "world_names: 1 names: expected one per world"),
         ({"partitions": {"A": [0, 2]}}, r"agent 'A', world 1: 2: expected a block label 0..1"),
-        ({"partitions": {"A": [0, True]}}, r"partitions: True: expected a block label, an integer from 0 \(at \$\.partitions\.A\[1\]\)"),
+        (
+            {"partitions": {"A": [0, True]}},
+            r"partitions: True: expected a block label, an integer from 0 \(at \$\.partitions\.A\[1\]\)",
+        ),
         ({"partitions": {"A B": [0, 0]}}, "key 'A B': expected an agent name"),
         ({"valuation": {"p": "1x"}}, "valuation: '1x': expected a text of 0s and 1s"),
         ({"valuation": {"p": "1"}}, "atom 'p' has 1 truth values: expected one per world"),

@@ -14,7 +14,8 @@ per game (``--out``), written as games finish; a run started again with the same
 continues (rows of other settings are refused).
 
 Run: ``nice -n 10 python experiments/openspiel_match.py --ms 100 --games 120 --jobs 2``
-(``--a``/``--b`` change the two specs; ``--ms`` is added to both as ``ms=M``).
+(``--a``/``--b`` change the two specs; ``--ms`` is added to both as ``ms=M``, to ``--a``
+only with ``--b-as-is``, for a baseline such as ``random``).
 """
 
 from __future__ import annotations
@@ -125,11 +126,14 @@ def main() -> None:
     parser.add_argument("--ms", type=float, default=100.0)
     parser.add_argument("--a", default="search")
     parser.add_argument("--b", default="openspiel:ismcts")
+    parser.add_argument(
+        "--b-as-is", action="store_true", help="no ms=M for --b (a baseline such as random)"
+    )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("openspiel_match.csv"))
     args = parser.parse_args()
-    a, b = with_ms(args.a, args.ms), with_ms(args.b, args.ms)
+    a, b = with_ms(args.a, args.ms), args.b if args.b_as_is else with_ms(args.b, args.ms)
     agents = [a, b, a, b]
     seatings = arrangements(agents)
     if args.games % len(seatings):

@@ -294,3 +294,42 @@ def test_the_dealer_is_in_the_information_state_during_the_deal():
         tensor = np.array(state.information_state_tensor(0))
         assert tensor.sum() == 2  # the player and the dealer
     assert len(strings) == 3
+
+
+def test_resampling_during_the_deal_keeps_the_players_cards():
+    game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 3})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(9)
+    for _ in range(1 + 7):  # the dealer and 7 cards
+        actions, probs = zip(*state.chance_outcomes(), strict=True)
+        state.apply_action(int(rng.choice(actions, p=probs)))
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    others = set()
+    for _ in range(20):
+        other = state.resample_from_infostate(1, sampler)
+        assert other.information_state_string(1) == state.information_state_string(1)
+        assert other._core.dealt_to(1) == state._core.dealt_to(1)
+        assert other._core.dealer == state._core.dealer
+        assert len(other._core.dealt) == 7
+        others.add(tuple(other._core.dealt))
+    assert len(others) > 1  # the others' cards vary
+
+
+def test_a_game_stopped_at_max_asks_is_shared_by_the_leaders():
+    game = pyspiel.load_game("python_kwartet", {"players": 3, "max_asks": 3})
+    state = game.new_initial_state()
+    _play_randomly(state, np.random.default_rng(0), 3)
+    table = kos.core_game(state)
+    assert state.is_terminal() and not table.is_over
+    best = max(table.scores.values())
+    leaders = [p for p in "ABC" if table.scores[p] == best]
+    assert state.returns() == [1 / len(leaders) if p in leaders else 0.0 for p in "ABC"]
+
+
+def test_an_openspiel_bot_spec_is_an_openspiel_bot_again():
+    game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 3})
+    bots = [kos.AgentBot(game, s, "openspiel:random", seed=s) for s in range(3)]
+    from open_spiel.python.algorithms import evaluate_bots
+
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(1))
+    assert math.isclose(sum(returns), 1.0)

@@ -380,6 +380,11 @@ def test_clear_errors():
         smcdel_export(ks, "p", jobs=["MAYBE?"])
     with pytest.raises(ModelError, match="violates the law|not a state"):
         smcdel_export(KnowledgeStructure(["p"], "p", {}), "p", actual=set())
+    model = kw.KripkeModel(2, {"A": [0, 1]}, {"p": [True, False]})
+    with pytest.raises(ModelError, match="atom 'cell.A, 0.' .* not in the model's vocabulary"):
+        model.to_smcdel("cell(A, 0)")  # a variable of the encoding, not an atom of the model
+    with pytest.raises(ModelError, match="unknown agent 'B'"):
+        model.to_smcdel("K_B p")
     with pytest.raises(ModelError, match="expected a formula"):
         smcdel_export(ks, 42)
     with pytest.raises(ModelError, match="expected a KripkeModel"):

@@ -772,6 +772,13 @@ def export_kripke(
     max_worlds: int = 100_000,
 ) -> SmcdelExport:
     """The SMCDEL input of a Kripke model (see :func:`kripke_to_structure`)."""
+    known = {atom.name for atom in model.atoms}
+    for formula in _queries_of(query):
+        for atom in sorted(formula.atoms() - model.atoms, key=lambda a: a.name):
+            raise ModelError(
+                f"atom {atom.name!r} in {formula_excerpt(formula)!r} is not in the model's "
+                f"vocabulary {sorted(known)[:8]}"
+            )
     structure, states = kripke_to_structure(model, max_worlds=max_worlds)
     actual = None if model.actual is None else structure._assignment_of(states[model.actual])
     title = [f"a Kripke model of {model.n_worlds} worlds, one state per world:"]

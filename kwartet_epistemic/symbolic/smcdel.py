@@ -563,9 +563,9 @@ def export_structure(
     longest = max((len(v) for v in count_vars), default=1) + 2
     direct = graph.expansion_length(longest) <= _DIRECT_LAW_LENGTH
     levels = sorted(count_vars, key=manager.level_of_var)
-    # Numbers in the BDD's variable order; auxiliary variables of the nodes of a level
-    # come just before the level's variable (that order keeps SMCDEL's BDD of the
-    # definitions as small as ours).
+    # Numbers (SMCDEL's variable order) in the BDD's variable order, each level's
+    # auxiliary bits just before the level's variable: below everything they are
+    # defined from, above the variable that their node tests.
     numbers: dict[str, int] = {}
     # Per level (a variable the law tests), its nodes numbered 1, 2, ... and the bits
     # of the number of the node the evaluation path passes there (0: none).

@@ -508,11 +508,11 @@ class WorldCounter:
             # No dead-card correction to come: the marginals in the same run (only those
             # of the families asked for, when a set of families is given).
             positions = list(range(len(self.tables)))
-            if marginals is not True:
+            if isinstance(marginals, frozenset):
                 positions = [i for i in positions if self.table_families[i] in marginals]
             self.programme_count = self._run(positions)
             self._finish_origins()
-            if len(positions) < len(self.tables):
+            if isinstance(marginals, frozenset) and len(positions) < len(self.tables):
                 self._partial_families = marginals
                 self._origins_done = False  # origin_table() still computes them all
         else:

@@ -32,9 +32,9 @@ oneself is never legal).  Returns: each player's share of the win (1 alone, 1/k 
 share it, else 0), so the game is constant-sum (1).  Information state (perfect recall):
 the player's dealt hand and the public record (dealer, every ask and answer, every
 exposure); observation: the hand now, hand sizes, exposures, whose turn, the last ask.
-The tensors hold the same private parts and a fixed-size summary of the record (per card
-and seat: seen receiving it and still holding it, refused it since; per family and seat:
-asked for one of its cards); the strings are exact.
+The tensors hold the same private parts, the dealer, and a fixed-size summary of the
+record (per card and seat: seen receiving it and still holding it, refused it since; per
+family and seat: asked for one of its cards); the strings are exact.
 
 :meth:`KwartetState.resample_from_infostate` draws the hidden cards exactly uniformly from
 the player's possible worlds with the library's counting engine
@@ -986,7 +986,11 @@ class OpenSpielPolicy(Policy):
       is up.  ``uct_c`` (default 0.7), ``rollout``, ``rollouts``, ``seed``.
     * ``random``: OpenSpiel's uniform random bot.  Option ``seed``.
 
-    Without ``seed`` the bot's random numbers come from the agent's generator.
+    Without ``seed`` the bot's random numbers come from the agent's generator.  ISMCTS's
+    resampler is given that generator (OpenSpiel's default would build a new
+    ``UniformProbabilitySampler`` per call); its resampled states are built on the referee
+    directly, without replaying OpenSpiel actions, so their ``history()`` is empty (ISMCTS
+    reads only their information states, legal actions and returns).
 
     >>> table = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=4)
     >>> agent = kw.agents.make_agent("openspiel:ismcts[simulations=20]", table.to_move,

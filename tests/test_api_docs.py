@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import html
+import json
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -22,6 +24,11 @@ require_extra("pdoc", "docs")
 
 from kwartet_epistemic.docs import DocsBuild, build_docs, public_modules  # noqa: E402
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows: each worker builds its own
+    fcntl = None  # type: ignore[assignment]
+
 PACKAGE_DIR = Path(kw.__file__).parent
 
 
@@ -29,11 +36,27 @@ PACKAGE_DIR = Path(kw.__file__).parent
 def site(tmp_path_factory: pytest.TempPathFactory) -> DocsBuild:
     """The whole reference, built once; strict: any warning pdoc emits is an error.
 
-    Without the View Source buttons: highlighting every function's source is most of a
+    Without the View Source buttons: highlighting every function's source is a third of a
     full build's time and is the same for every page (the rest, where warnings come from,
-    is built as in ``kwartet docs``).
+    is built as in ``kwartet docs``).  Under pytest-xdist the workers of one run share the
+    build (the first builds it, under a lock; the others read what it wrote).
     """
-    return build_docs(tmp_path_factory.mktemp("api") / "api", source=False, strict=True)
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None or fcntl is None:
+        return build_docs(tmp_path_factory.mktemp("api") / "api", source=False, strict=True)
+    shared = tmp_path_factory.getbasetemp().parent / f"api-reference-{run}"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / "build.json"
+        if done.exists():
+            data = json.loads(done.read_text())
+            skipped = tuple((name, reason) for name, reason in data["skipped"])
+            return DocsBuild(Path(data["output"]), tuple(data["modules"]), skipped, ())
+        build = build_docs(shared / "api", source=False, strict=True)
+        record = {"output": str(build.output), "modules": build.modules, "skipped": build.skipped}
+        done.write_text(json.dumps(record))
+        return build
 
 
 def files_modules() -> set[str]:

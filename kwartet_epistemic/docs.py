@@ -30,6 +30,7 @@ import posixpath
 import re
 import shutil
 import sys
+import types
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -503,6 +504,35 @@ def _classes_found_once() -> Iterator[None]:
         inspect.findsource = original
 
 
+def _search_js(all_modules: Any) -> str:
+    """pdoc's search index without the names a module only gathers: each name is found
+    once, where it is documented (pdoc's own index lists ``EpistemicState`` three times,
+    two of them pointing at anchors these pages do not have)."""
+    import pdoc.doc
+    import pdoc.render
+    import pdoc.search
+
+    env = pdoc.render.env
+    # as pdoc.render.search_index does: the template's is_public macro, on a blank module
+    template = env.get_template("module.html.jinja2")
+    context = template.new_context(
+        {"module": pdoc.doc.Module(types.ModuleType("")), "all_modules": all_modules}
+    )
+    for _ in template.root_render_func(context):
+        pass
+
+    def shown(doc: Any) -> bool:
+        if not str(context["is_public"](doc)).strip():
+            return False
+        module = all_modules.get(doc.modulename)
+        return not (module is not None and doc.qualname and _moved(module, doc, all_modules))
+
+    documents = pdoc.search.make_index(all_modules, shown, DOCFORMAT)
+    compile_js = Path(str(env.get_template("build-search-index.js").filename))
+    index = pdoc.search.precompile_index(documents, compile_js)
+    return env.get_template("search.js.jinja2").render(search_index=index)
+
+
 @contextlib.contextmanager
 def _pdoc_configured(search: bool, source: bool) -> Iterator[Any]:
     """pdoc's renderer set up for this package, restored afterwards."""
@@ -581,8 +611,7 @@ def build_docs(
                 page.write_text(text, encoding="utf-8")
             (out / "index.html").write_text(render.html_index(documented), encoding="utf-8")
             if search:
-                index = render.search_index(documented)
-                (out / "search.js").write_text(index, encoding="utf-8")
+                (out / "search.js").write_text(_search_js(documented), encoding="utf-8")
         (out / _MARKER).write_text("written by kwartet docs; cleared by the next build\n")
     messages = tuple(
         f"{w.category.__name__}: {w.message} ({Path(w.filename).name}:{w.lineno})" for w in caught

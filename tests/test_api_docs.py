@@ -155,6 +155,22 @@ def test_links_land_on_a_page_and_an_anchor_that_exist(site: DocsBuild) -> None:
     assert broken == []
 
 
+def test_search_finds_each_name_once_where_it_is_documented(site: DocsBuild) -> None:
+    index = (site.output / "search.js").read_text(encoding="utf-8")
+    entries = re.findall(r'"modulename": *"([^"]+)", *"qualname": *"([^"]*)"', index)
+    assert len(entries) > 500  # every module, class, function and attribute of the library
+    assert len(set(entries)) == len(entries)
+    found = {f"{module}.{qualname}" for module, qualname in entries}
+    assert "kwartet_epistemic.epistemics.state.EpistemicState.location_probabilities" in found
+    assert "kwartet_epistemic.EpistemicState.location_probabilities" not in found
+    ids: dict[str, str] = {}
+    for module, qualname in entries:
+        if qualname:
+            if module not in ids:
+                ids[module] = site.page(module).read_text(encoding="utf-8")
+            assert f'id="{qualname}"' in ids[module], (module, qualname)
+
+
 def test_attributes_after_a_call_are_not_turned_into_module_links(site: DocsBuild) -> None:
     """pdoc reads ``.cards`` in ``Deck.piquet().cards`` as the module beside this one."""
     root = site.page("kwartet_epistemic").read_text(encoding="utf-8")

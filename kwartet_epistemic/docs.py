@@ -356,14 +356,20 @@ _DOCTEST_DIRECTIVE = re.compile(
 )
 
 
+# reST's "text::" before an indented block reads "text:" (and a lone "::" nothing); the
+# block itself is already code in Markdown
+_LITERAL_MARK = re.compile(r"(?:(?<=\S)(::)|[ \t]+::|^[ \t]*::)(?=[ \t]*\n[ \t]*\n)", re.M)
+
+
 def _to_markdown_without_directives(original: Any) -> Any:
-    """pdoc's ``to_markdown`` filter, dropping ``# doctest: +ELLIPSIS`` and the like and
-    marking the ``~`` of :class:`~a.b.C` (see ``_SHORT_ROLE``)."""
+    """pdoc's ``to_markdown`` filter, dropping ``# doctest: +ELLIPSIS`` and the like,
+    marking the ``~`` of :class:`~a.b.C` (see ``_SHORT_ROLE``) and reading ``text::``."""
     import jinja2
 
     @jinja2.pass_context
     def to_markdown(context: Any, docstring: str) -> str:
         docstring = _SHORT_ROLE.sub(lambda m: _SHORT + m.group(2), docstring)
+        docstring = _LITERAL_MARK.sub(lambda m: ":" if m.group(1) else "", docstring)
         return str(original(context, _DOCTEST_DIRECTIVE.sub("", docstring)))
 
     return to_markdown

@@ -200,6 +200,14 @@ def test_doctest_directives_are_not_shown(site: DocsBuild) -> None:
     assert "doctest:" not in text_of(cli)
 
 
+def test_a_literal_block_mark_reads_as_one_colon(site: DocsBuild) -> None:
+    source = (PACKAGE_DIR / "logic" / "parser.py").read_text(encoding="utf-8")
+    assert "tightest binding::\n" in source
+    parser = site.page("kwartet_epistemic.logic.parser").read_text(encoding="utf-8")
+    assert "tightest binding:</p>" in parser
+    assert "<pre><code>φ &lt;-&gt; ψ" in parser  # the block under it is still code
+
+
 @pytest.fixture
 def toy_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A package with a plain module, a private one, one needing a missing dependency, and

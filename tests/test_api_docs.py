@@ -295,3 +295,28 @@ def test_the_command_builds_and_says_where(
     assert out.splitlines()[0] == f"API reference: 2 modules -> {tmp_path / 'site' / 'index.html'}"
     assert "not documented: kwdocs_toy.needs needs kwdocs_no_such_dependency" in out
     assert (tmp_path / "site" / "kwdocs_toy" / "plain.html").is_file()
+
+
+def test_the_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["docs", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: kwartet docs") and "--output DIR" in out
+
+
+def test_without_pdoc_the_command_names_the_extra(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "pdoc" else find_spec(name, *a),
+    )
+    assert main(["docs", "--output", str(tmp_path / "site")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (
+        "kwartet docs: error: the API reference needs pdoc: pip install 'kwartet_epistemic[docs]'"
+    )
+    assert not (tmp_path / "site").exists()

@@ -12,7 +12,9 @@ Reported: learning curves (the learner's share of the win in a fixed set of seat
 evaluation games after each stretch of training, the same deals every time) as a figure,
 and the final share of the win with a 95% interval over seat-rotated, seeded evaluation
 games (game ``k``: the learner in seat ``k mod n``, the deal and the opponents' random
-numbers from the seed ``eval_seed + k``; the learner plays its most probable legal ask).
+numbers from the seed ``eval_seed + k``; the learner samples its legal ask from its
+policy, torch seeded by the game; the final rows also give ``ppo-argmax``, the same
+policy always taking its most probable ask, which is not the policy PPO trained).
 For scale the same games are played with agent specs in the learner's seat: ``random``,
 the opponents' own spec (an equal player, about 1/n) and ``knowledge``.  A deal in which
 the learner never moves counts as played (with the share it got).
@@ -62,7 +64,7 @@ class Result:
     setting: str
     opponent: str
     observation: str
-    player: str  # "ppo" or an agent spec
+    player: str  # "ppo" (sampled), "ppo-argmax" (most probable action) or an agent spec
     seed: int  # the training seed (-1 for a spec)
     timesteps: int
     games: int
@@ -72,9 +74,18 @@ class Result:
     kind: str  # "curve", "final" or "reference"
 
 
-def make_env(setting: str, opponent: str, observation: str) -> KwartetGymEnv:
-    """The training (and evaluation) environment of one configuration."""
-    return KwartetGymEnv(**SETTINGS[setting], opponents=opponent, observation=observation)
+def make_env(setting: str, opponent: str, observation: str, reward: str = "win") -> KwartetGymEnv:
+    """The training (and evaluation) environment of one configuration (evaluation always
+    counts the share of the win)."""
+    return KwartetGymEnv(
+        **SETTINGS[setting], opponents=opponent, observation=observation, reward=reward
+    )
+
+
+def learner_name(reward: str, deterministic: bool = False) -> str:
+    """``ppo``, ``ppo-argmax``, and ``ppo[quartets]`` when trained on quartets."""
+    name = "ppo-argmax" if deterministic else "ppo"
+    return name if reward == "win" else f"{name}[{reward}]"
 
 
 def interval(shares: np.ndarray) -> tuple[float, float, float]:
@@ -109,12 +120,19 @@ def evaluate(env: KwartetGymEnv, choose: Chooser, games: int, seed: int = EVAL_S
     return shares
 
 
-def model_chooser(model: Any) -> Chooser:
-    """The trained policy's most probable legal action."""
+def model_chooser(model: Any, deterministic: bool = False) -> Chooser:
+    """The trained policy: a legal action sampled from it (torch's generator seeded by the
+    game, so an evaluation reproduces), or with ``deterministic`` its most probable one."""
+    import torch
 
-    def choose(env: KwartetGymEnv, observation: np.ndarray, _: int) -> int:
+    started: list[int] = []
+
+    def choose(env: KwartetGymEnv, observation: np.ndarray, k: int) -> int:
+        if not started or started[0] != k:
+            started[:] = [k]
+            torch.manual_seed(EVAL_SEED + k)
         action, _state = model.predict(
-            observation, action_masks=env.action_masks(), deterministic=True
+            observation, action_masks=env.action_masks(), deterministic=deterministic
         )
         return int(action)
 
@@ -146,6 +164,7 @@ def train(
     n_steps: int = 512,
     batch_size: int = 64,
     epochs: int = 10,
+    reward: str = "win",
 ) -> tuple[Any, list[Result]]:
     """Train MaskablePPO; evaluate on ``curve_games`` games after each of ``points``
     stretches (and before any training)."""
@@ -153,7 +172,7 @@ def train(
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)
-    env = make_env(setting, opponent, observation)
+    env = make_env(setting, opponent, observation, reward)
     model = MaskablePPO(
         "MlpPolicy",
         env,
@@ -174,7 +193,7 @@ def train(
         shares = evaluate(evaluator, model_chooser(model), curve_games)
         mean, low, high = interval(shares)
         curve.append(
-            Result(setting, opponent, observation, "ppo", seed, steps, curve_games, mean, low,
+            Result(setting, opponent, observation, learner_name(reward), seed, steps, curve_games, mean, low,
                    high, "curve")
         )  # fmt: skip
 
@@ -198,24 +217,27 @@ def run(args: argparse.Namespace) -> list[Result]:
                     model, curve = train(
                         setting, opponent, observation, args.timesteps, seed, args.points,
                         args.curve_games, args.n_steps, args.batch_size, args.epochs,
+                        args.reward,
                     )  # fmt: skip
                     results += curve
-                    shares = evaluate(
-                        make_env(setting, opponent, observation), model_chooser(model),
-                        args.eval_games,
-                    )  # fmt: skip
-                    mean, low, high = interval(shares)
-                    results.append(
-                        Result(setting, opponent, observation, "ppo", seed, model.num_timesteps,
-                               args.eval_games, mean, low, high, "final")
-                    )  # fmt: skip
-                    print(
-                        f"{setting:5} vs {opponent:15} {observation:9} seed {seed}: "
-                        f"{mean:.3f} [{low:.3f}, {high:.3f}] after {model.num_timesteps} steps "
-                        f"({time.process_time() - start:.0f} s CPU)",
-                        flush=True,
-                    )
-            for spec in dict.fromkeys([*REFERENCES, opponent]):
+                    for deterministic in (False, True):
+                        player = learner_name(args.reward, deterministic)
+                        shares = evaluate(
+                            make_env(setting, opponent, observation),
+                            model_chooser(model, deterministic), args.eval_games,
+                        )  # fmt: skip
+                        mean, low, high = interval(shares)
+                        results.append(
+                            Result(setting, opponent, observation, player, seed,
+                                   model.num_timesteps, args.eval_games, mean, low, high, "final")
+                        )  # fmt: skip
+                        print(
+                            f"{setting:5} vs {opponent:15} {observation:9} {player:10} seed "
+                            f"{seed}: {mean:.3f} [{low:.3f}, {high:.3f}] after "
+                            f"{model.num_timesteps} steps ({time.process_time() - start:.0f} s CPU)",
+                            flush=True,
+                        )
+            for spec in dict.fromkeys([*REFERENCES, opponent]) if args.references else ():
                 shares = evaluate(make_env(setting, opponent, "raw"), spec_chooser(spec),
                                   args.eval_games)  # fmt: skip
                 mean, low, high = interval(shares)
@@ -255,7 +277,7 @@ def table(results: Sequence[Result]) -> str:
     for row in results:
         if row.kind == "curve":
             continue
-        name = row.player if row.kind == "reference" else f"ppo (seed {row.seed})"
+        name = row.player if row.kind == "reference" else f"{row.player} (seed {row.seed})"
         lines.append(
             f"{row.setting:7} {row.opponent:15} {name:19} {row.observation:11} "
             f"{row.timesteps:7} {row.games:5}  {row.win_share:9.3f}  [{row.low:.3f}, {row.high:.3f}]"
@@ -281,16 +303,20 @@ def figure(results: Sequence[Result], path: Path) -> None:
         if not here:
             ax.set_visible(False)
             continue
-        for observation in dict.fromkeys(r.observation for r in here if r.kind == "curve"):
-            for seed in dict.fromkeys(r.seed for r in here if r.kind == "curve"):
-                curve = [r for r in here if r.kind == "curve" and r.observation == observation
-                         and r.seed == seed]  # fmt: skip
-                x = [r.timesteps for r in curve]
-                ax.plot(x, [r.win_share for r in curve], color=colours[observation], marker="o",
-                        markersize=3, label=f"PPO, {observation} obs." if seed == here[0].seed
-                        else None)  # fmt: skip
-                ax.fill_between(x, [r.low for r in curve], [r.high for r in curve],
-                                color=colours[observation], alpha=0.12, linewidth=0)  # fmt: skip
+        curves = dict.fromkeys((r.observation, r.player, r.seed) for r in here if r.kind == "curve")
+        labelled: set[tuple[str, str]] = set()
+        for observation, player, seed in curves:
+            curve = [r for r in here if r.kind == "curve" and
+                     (r.observation, r.player, r.seed) == (observation, player, seed)]  # fmt: skip
+            x = [r.timesteps for r in curve]
+            trained = player.partition("[")[2].rstrip("]") or "win"
+            label = f"PPO, {observation} obs." + ("" if trained == "win" else f", {trained} reward")
+            ax.plot(x, [r.win_share for r in curve], color=colours[observation], marker="o",
+                    markersize=3, linestyle="-" if trained == "win" else "--",
+                    label=None if (observation, player) in labelled else label)  # fmt: skip
+            labelled.add((observation, player))
+            ax.fill_between(x, [r.low for r in curve], [r.high for r in curve],
+                            color=colours[observation], alpha=0.12, linewidth=0)  # fmt: skip
         for r in here:
             if r.kind == "reference":
                 style = styles.get(r.player, "-.")
@@ -325,6 +351,14 @@ def main(argv: Sequence[str] | None = None) -> list[Result]:
     parser.add_argument("--batch-size", type=int, default=64, help="PPO minibatch")
     parser.add_argument("--epochs", type=int, default=10, help="PPO epochs per rollout")
     parser.add_argument("--out", default=str(Path(__file__).parent.parent / "paper/measurements"))
+    parser.add_argument(
+        "--reward",
+        choices=["win", "quartets"],
+        default="win",
+        help="training reward (evaluation counts the share of the win)",
+    )
+    parser.add_argument("--no-references", dest="references", action="store_false",
+                        help="skip the agent specs in the learner's seat")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="a few thousand steps, small game")
     parser.add_argument("--merge", nargs="+", metavar="CSV",
                         help="train nothing: join these CSVs into one table and figure")  # fmt: skip

@@ -21,12 +21,25 @@ the learner never moves counts as played (with the share it got).
 
 Run (``--quick`` is the CI-sized check of the machinery)::
 
-    nice -n 10 python experiments/rl_baseline.py --timesteps 60000 --eval-games 600
     python experiments/rl_baseline.py --quick --out /tmp/rl
 
-It writes ``rl_baseline.csv`` (every curve point, final and reference row),
-``rl_baseline.png`` (the curves) and ``rl_baseline.txt`` (the table) into ``--out``
-(default ``paper/measurements``).
+The measurement in ``paper/measurements/rl_baseline.*`` ran as five processes (two or
+three at a time on 2 shared cores), joined with ``--merge``::
+
+    nice -n 10 python experiments/rl_baseline.py --settings small --timesteps 30000 --out A
+    nice -n 10 python experiments/rl_baseline.py --settings full --timesteps 30000 --out B
+    nice -n 10 python experiments/rl_baseline.py --settings full --opponents defensive:facts \
+        --reward quartets --no-references --timesteps 30000 --out C
+    nice -n 10 python experiments/rl_baseline.py --settings small --opponents defensive:facts \
+        --observations raw --no-references --timesteps 120000 --points 8 --out D
+    (the same with --observations knowledge --out E)
+    python experiments/rl_baseline.py --merge A/rl_baseline.csv ... E/rl_baseline.csv
+
+Each run writes ``rl_baseline.csv`` (every curve point, final and reference row),
+``rl_baseline.png`` (the curves) and ``rl_baseline.txt`` (the table, with the time and
+load) into ``--out`` (default ``paper/measurements``).  In a joined figure a curve is one
+(observation, training reward, seed); of two runs of one configuration and seed the figure
+draws the longer, the table keeps both.
 """
 
 from __future__ import annotations
@@ -285,6 +298,34 @@ def table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
+def _longest_curves(rows: Sequence[Result]) -> dict[tuple[str, str, int], list[Result]]:
+    """The curve rows of one panel as curves, one per (observation, player, seed); each
+    run's curve starts at 0 steps, and of several runs of one key the longest is kept."""
+    runs: list[list[Result]] = []
+    for row in rows:
+        if row.kind != "curve":
+            continue
+        key = (row.observation, row.player, row.seed)
+        open_run = next(
+            (
+                run
+                for run in reversed(runs)
+                if (run[0].observation, run[0].player, run[0].seed) == key
+            ),
+            None,
+        )
+        if row.timesteps == 0 or open_run is None:
+            runs.append([row])
+        else:
+            open_run.append(row)
+    longest: dict[tuple[str, str, int], list[Result]] = {}
+    for run in runs:
+        key = (run[0].observation, run[0].player, run[0].seed)
+        if key not in longest or run[-1].timesteps > longest[key][-1].timesteps:
+            longest[key] = run
+    return longest
+
+
 def figure(results: Sequence[Result], path: Path) -> None:
     import matplotlib
 
@@ -303,11 +344,8 @@ def figure(results: Sequence[Result], path: Path) -> None:
         if not here:
             ax.set_visible(False)
             continue
-        curves = dict.fromkeys((r.observation, r.player, r.seed) for r in here if r.kind == "curve")
         labelled: set[tuple[str, str]] = set()
-        for observation, player, seed in curves:
-            curve = [r for r in here if r.kind == "curve" and
-                     (r.observation, r.player, r.seed) == (observation, player, seed)]  # fmt: skip
+        for (observation, player, _seed), curve in _longest_curves(here).items():
             x = [r.timesteps for r in curve]
             trained = player.partition("[")[2].rstrip("]") or "win"
             label = f"PPO, {observation} obs." + ("" if trained == "win" else f", {trained} reward")
@@ -320,18 +358,23 @@ def figure(results: Sequence[Result], path: Path) -> None:
         for r in here:
             if r.kind == "reference":
                 style = styles.get(r.player, "-.")
-                label = f"{r.player} in its seat" if r.player != opponent else f"{r.player} (equal)"
+                label = f"{r.player} in the learner's seat"
                 ax.axhline(r.win_share, color="0.35", linestyle=style, linewidth=1, label=label)
         players = SETTINGS[setting]["players"]
         ax.set_title(f"{setting}: {players} players, {len(SETTINGS[setting]['deck'])} cards\n"
                      f"vs {players - 1} x {opponent}", fontsize=9)  # fmt: skip
         ax.set_xlabel("training steps (learner's asks)")
-        ax.set_ylim(0, max(0.7, max(r.high for r in here) + 0.05))
+        ax.set_ylim(0, max(0.45, max(r.high for r in here) + 0.05))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
     for row in axes:
         row[0].set_ylabel("learner's share of the win")
-    fig.tight_layout()
+    legend: dict[str, Any] = {}
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    fig.legend(legend.values(), legend.keys(), loc="lower center", ncol=3, fontsize=8,
+               frameon=False)  # fmt: skip
+    fig.tight_layout(rect=(0, 0.015 + 0.022 * math.ceil(len(legend) / 3), 1, 1))
     fig.savefig(path, dpi=130)
     plt.close(fig)
 

@@ -283,16 +283,16 @@ def read_csv(path: Path) -> list[Result]:
 
 
 def table(results: Sequence[Result]) -> str:
+    rows = [r for r in results if r.kind != "curve"]
+    names = [r.player if r.kind == "reference" else f"{r.player} (seed {r.seed})" for r in rows]
+    width = max([len("player"), *(len(n) for n in names)])
     lines = [
-        f"{'setting':7} {'opponents':15} {'player':19} {'observation':11} "
+        f"{'setting':7} {'opponents':15} {'player':{width}} {'observation':11} "
         f"{'steps':>7} {'games':>5}  win share  95% interval"
     ]
-    for row in results:
-        if row.kind == "curve":
-            continue
-        name = row.player if row.kind == "reference" else f"{row.player} (seed {row.seed})"
+    for row, name in zip(rows, names, strict=True):
         lines.append(
-            f"{row.setting:7} {row.opponent:15} {name:19} {row.observation:11} "
+            f"{row.setting:7} {row.opponent:15} {name:{width}} {row.observation:11} "
             f"{row.timesteps:7} {row.games:5}  {row.win_share:9.3f}  [{row.low:.3f}, {row.high:.3f}]"
         )
     return "\n".join(lines)
@@ -412,7 +412,14 @@ def main(argv: Sequence[str] | None = None) -> list[Result]:
         merged = [row for path in args.merge for row in read_csv(Path(path))]
         write_csv(merged, out / "rl_baseline.csv")
         figure(merged, out / "rl_baseline.png")
-        print(table(merged))
+        heads = []
+        for path in args.merge:  # each run's own header: date, time, load, settings
+            text = Path(path).with_suffix(".txt")
+            if text.exists():
+                heads.append(f"{path}:\n  " + "\n  ".join(text.read_text().splitlines()[:2]))
+        text = "joined with --merge from\n" + "\n".join(heads) + "\n\n" + table(merged) + "\n"
+        (out / "rl_baseline.txt").write_text(text)
+        print(text)
         return merged
     if args.quick:
         args.settings, args.opponents, args.timesteps = ["small"], ["defensive:facts"], 2048

@@ -28,7 +28,10 @@ LINEUPS: list[tuple[str, tuple[str, ...], tuple[int, ...]]] = [
         (("knowledge",) * 4, (1, 2, 3)),
         (("higher_order",) * 4, (4, 5)),
         (("defensive", "aggressive", "greedy", "greedy_bluff"), (6, 7, 8)),
-        (("defensive:facts", "aggressive:facts", "greedy:facts", "greedy_bluff:facts"), (9, 10, 11)),
+        (
+            ("defensive:facts", "aggressive:facts", "greedy:facts", "greedy_bluff:facts"),
+            (9, 10, 11),
+        ),
         (("owner", "knowledge:facts", "higher_order", "tips"), (12, 13)),
         (("tips[rarest,spread]:facts", "owner:facts", "higher_order:facts", "random"), (14, 15)),
         (("greedy_program", "owner_program", "tips[hide,bluff,endgame]", "knowledge"), (16, 17)),

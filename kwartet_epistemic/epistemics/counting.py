@@ -283,13 +283,14 @@ def _poly_from_kernel(
     n_dims: int,
     n_slots: int,
 ) -> FamilyPoly:
-    vectors, weights, card_slot = (np.frombuffer(b, dtype=np.int64) for b in answer)
-    m = len(weights)
+    vectors, weights, card_slot = answer
+    weights_array = np.frombuffer(weights, dtype=np.int64)
+    m = len(weights_array)
     return FamilyPoly(
         cards,
-        vectors.reshape(m, max(n_dims, 1)),
-        weights,
-        card_slot.reshape(m, 4 * n_slots),
+        np.frombuffer(vectors, dtype=np.int64).reshape(m, max(n_dims, 1)),
+        weights_array,
+        np.frombuffer(card_slot, dtype=np.int64).reshape(m, 4 * n_slots),
         tuple(options),  # type: ignore[arg-type]
         clauses,
         free,
@@ -405,10 +406,9 @@ class WorldCounter:
         self.n_slots = n_slots
         capacity = list(history.capacity)
         n_families = history.deck.n_families
-        self.fixed: dict[int, int] = {}  # card -> its only possible origin
-        self.zero = False
-        masks_of: list[tuple[int, int, int, int]] = []
-        free_of: list[tuple[int, ...]] = []
+        fixed_all: dict[int, int] = {}  # card -> its only possible origin
+        self.fixed = fixed_all
+        zero = False
         # What a family's cards may be, as these viewers see it, changes only with the
         # family's stamp: remembered per viewers (restricted families are worked out).
         memo = history.memo
@@ -417,11 +417,12 @@ class WorldCounter:
         seen = memo.get(("cards", self.viewers))
         if not isinstance(seen, dict):
             seen = memo[("cards", self.viewers)] = {}
-        restricted = {c // 4 for c in restrict} if restrict else set()
+        restricted = {c // 4 for c in restrict} if restrict else ()
         rules: tuple[dict[int, int], int] | None = None
         knowns: list[tuple[Any, ...]] = []
+        stamps = history.family_stamps
         for f in range(n_families):
-            stamp = history.family_stamps[f]
+            stamp = stamps[f]
             known = seen.get(f) if f not in restricted else None
             if known is None or known[0] != stamp:
                 if rules is None:
@@ -431,16 +432,15 @@ class WorldCounter:
                 if f not in restricted:
                     seen[f] = known
             knowns.append(known)
-            _, masks, free, fixed, empty, _tables = known
-            if empty:
-                self.zero = True
-            for card, slot in fixed:
-                self.fixed[card] = slot
-                capacity[slot] -= 1
-            masks_of.append(masks)
-            free_of.append(free)
-        if any(c < 0 for c in capacity):
-            self.zero = True
+            if known[4]:  # a card with no possible origin
+                zero = True
+            fixed = known[3]
+            if fixed:
+                fixed_all.update(fixed)
+                for _, slot in fixed:
+                    capacity[slot] -= 1
+        if min(capacity, default=0) < 0:
+            zero = True
         self.capacity = capacity
         # Slots that still have room become the DP dimensions, but one: every family's
         # free cards are all placed, so the use of the roomiest slot is implied by the
@@ -459,31 +459,40 @@ class WorldCounter:
             implied = max(room, key=lambda s: capacity[s])
         self.dims = [s for s in room if s != implied]
         dim_of = [-1] * n_slots
-        for d, s in enumerate(self.dims):
-            dim_of[s] = d
-        dim_key = tuple(dim_of)
-        room_mask = sum(1 << s for s in room)
+        room_mask = 0
+        for s in room:
+            room_mask |= 1 << s
         # An empty set of dimensions is one dimension of capacity 0 (the tables have
         # one entry): the kernel and the NumPy path need no special case.
-        self.cap: tuple[int, ...] = tuple(capacity[s] for s in self.dims) or (0,)
-        self.tables: list[FamilyPoly] = []
-        self.table_families: list[int] = []
+        cap = []
+        for d, s in enumerate(self.dims):
+            dim_of[s] = d
+            cap.append(capacity[s])
+        dim_key = tuple(dim_of)
+        self.cap: tuple[int, ...] = tuple(cap) or (0,)
+        tables_list: list[FamilyPoly] = []
+        table_families: list[int] = []
+        self.tables = tables_list
+        self.table_families = table_families
         dead = history.dead_slots if all_dead else 0
         layout = _layout_number((room_mask, dim_key, dead))
-        for f in range(n_families):
-            if self.zero:
-                break
-            tables = knowns[f][5]
-            entry = tables.get(layout, _MISSING)
-            if entry is _MISSING:
-                entry = self._family_entry(f, masks_of[f], free_of[f], room_mask, dim_key, dead)
-                tables[layout] = entry
-            if entry is None:
-                self.zero = True
-            elif isinstance(entry, FamilyPoly):
-                self.tables.append(entry)
-                self.table_families.append(f)
-        free_cards = sum(len(free_of[f]) for f in self.table_families)
+        free_cards = 0
+        if not zero:
+            for f in range(n_families):
+                known = knowns[f]
+                tables = known[5]
+                entry = tables.get(layout, _MISSING)
+                if entry is _MISSING:
+                    entry = self._family_entry(f, known[1], known[2], room_mask, dim_key, dead)
+                    tables[layout] = entry
+                if entry is None:
+                    zero = True
+                    break
+                if entry.__class__ is FamilyPoly:
+                    tables_list.append(entry)
+                    table_families.append(f)
+                    free_cards += len(known[2])
+        self.zero = zero
         total_cards = sum(capacity[s] for s in room)
         if not self.zero and free_cards != total_cards:
             self.zero = True
@@ -598,35 +607,39 @@ class WorldCounter:
         """A family's polynomial, ``_NO_FREE_CARD`` if its cards are all fixed (and its
         clauses hold), or None if no assignment satisfies its clauses."""
         history = self.history
-        family_clauses = tuple(history.clauses[f])
-        if dead and f not in history.exposed_families:
+        base_clauses = history.clauses[f]
+        family_clauses = tuple(base_clauses)
+        extra = bool(dead) and f not in history.exposed_families
+        if extra:
             family_clauses += (Clause("some", (dead, dead, dead, dead)),)
         # Free cards can only come from slots with room left.
-        options_masks = [m & room_mask if i in free else m for i, m in enumerate(masks)]
-        if not all(options_masks):
+        free_mask = 0
+        for i in free:
+            free_mask |= 1 << i
+        m0, m1, m2, m3 = masks
+        if free_mask:
+            if free_mask & 1:
+                m0 &= room_mask
+            if free_mask & 2:
+                m1 &= room_mask
+            if free_mask & 4:
+                m2 &= room_mask
+            if free_mask & 8:
+                m3 &= room_mask
+        options_masks = (m0, m1, m2, m3)
+        if not (m0 and m1 and m2 and m3):
             return None
         n_dims = len(self.dims)
-        if (
-            USE_KERNEL
-            and _kernel is not None
-            and self.n_slots <= 62
-            and len(self.dims) <= _MAX_KERNEL_DIMS
-        ):
+        if USE_KERNEL and _kernel is not None and self.n_slots <= 62 and n_dims <= _MAX_KERNEL_DIMS:
             # The kernel enumerates at once; simplifying the clauses would cost more.
             coded = history.coded_clauses[f]
-            if len(coded) != len(history.clauses[f]):  # clauses edited by hand
-                coded = [(CLAUSE_CODES[c.kind], *c.conditions) for c in history.clauses[f]]
-            kernel_clauses = tuple(coded) + tuple(
-                (CLAUSE_CODES[c.kind], *c.conditions)
-                for c in family_clauses[len(history.clauses[f]) :]
-            )
+            if len(coded) != len(base_clauses):  # clauses edited by hand
+                coded = [(CLAUSE_CODES[c.kind], *c.conditions) for c in base_clauses]
+            kernel_clauses = tuple(coded)
+            if extra:
+                kernel_clauses += ((CLAUSE_CODES["some"], dead, dead, dead, dead),)
             answer = _kernel.family_table(
-                tuple(options_masks),
-                kernel_clauses,
-                sum(1 << i for i in free),
-                dim_key,
-                n_dims,
-                self.n_slots,
+                options_masks, kernel_clauses, free_mask, dim_key, n_dims, self.n_slots
             )
             if answer is None:
                 return None
@@ -634,7 +647,7 @@ class WorldCounter:
                 return _NO_FREE_CARD
             return _poly_from_kernel(
                 answer,
-                tuple(range(4 * f, 4 * f + 4)),
+                (4 * f, 4 * f + 1, 4 * f + 2, 4 * f + 3),
                 options_masks,
                 family_clauses,
                 free,

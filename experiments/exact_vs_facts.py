@@ -331,7 +331,7 @@ def _done(folder: Path) -> dict[int, dict[str, Any]]:
     return games
 
 
-def _rows(folder: Path, games: set[int]) -> list[dict[str, int]]:
+def _rows(folder: Path, games: set[int]) -> list[dict[str, Any]]:
     path = folder / "exact_vs_facts.csv"
     rows = []
     with path.open(newline="") as handle:
@@ -395,6 +395,8 @@ def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool
         "cpu_s_games": round(game_cpu),
         "games_this_run": len(tasks),
     }
+    with (out / "exact_vs_facts_runs.jsonl").open("a") as handle:
+        handle.write(json.dumps(meta) + "\n")
     return summarise(out, meta)
 
 
@@ -515,7 +517,12 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
         f"exact_vs_facts: {len(done)} games (4 players, 32 cards, publisher rules; "
         f"seat-rotated {', '.join(AGENTS)}); asks per game: median {asks[len(asks) // 2]}, "
         f"range {asks[0]}-{asks[-1]}",
-        *(f"{k}: {v}" for k, v in meta.items()),
+        "runs that played these games (exact_vs_facts_runs.jsonl):",
+        *(
+            "  " + "; ".join(f"{k} {v}" for k, v in json.loads(line).items())
+            for line in (out / "exact_vs_facts_runs.jsonl").read_text().splitlines()
+            if line.strip() and json.loads(line)["games_this_run"]
+        ),
         "",
         "Share of the extra card-turns per category (the category of the test that first "
         "locates the card, see the module docstring):",
@@ -564,9 +571,17 @@ def build_catalogue(
             "hand": [c.code for c in state._source.hand(spot["player"])],
             "hand_sizes": state._source.hand_sizes,
             "explanation": str(why), "kinds": sorted({f.kind for f in why.facts}),
+            "true_holder": spot["holder"],
+            "facts_candidates": list(_fact_list_of(state, spot["player"]).candidates(spot["card"])),
             "forces": facts_force(state, spot["player"], spot["card"], why.facts),
         })  # fmt: skip
     return entries
+
+
+def _fact_list_of(state: Any, player: str) -> FactKnowledge:
+    facts = FactKnowledge(player)
+    facts.update(state._source.view(player))
+    return facts
 
 
 def figure(table: Sequence[dict[str, Any]], path: Path, games: int) -> None:

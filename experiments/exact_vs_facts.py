@@ -442,6 +442,7 @@ def headline(rows: Sequence[dict[str, Any]], after: int = 30) -> dict[str, Any]:
             "exact_share": ex / hidden if hidden else float("nan"),
             "facts_share": fa / hidden if hidden else float("nan"),
             "more_pct": 100 * extra / fa if fa else float("nan"),
+            "more_pct_95": _bootstrap_more(selected),
             "categories": {
                 c: (
                     sum(r[f"extra_{c.replace(' ', '_')}"] for r in selected) / extra
@@ -453,6 +454,24 @@ def headline(rows: Sequence[dict[str, Any]], after: int = 30) -> dict[str, Any]:
         }
 
     return {"all": part(rows), f"after_{after}": part([r for r in rows if r["turn"] > after])}
+
+
+def _bootstrap_more(rows: Sequence[dict[str, Any]], draws: int = 2000) -> tuple[float, float]:
+    """A 95% percentile interval of the % more, resampling whole games (seeded)."""
+    per_game: dict[int, list[int]] = {}
+    for r in rows:
+        acc = per_game.setdefault(r["game"], [0, 0])
+        acc[0] += r["exact"]
+        acc[1] += r["facts"]
+    if len(per_game) < 2:
+        return (float("nan"), float("nan"))
+    sums = np.array(list(per_game.values()), dtype=float)
+    rng = np.random.default_rng(14)
+    picks = rng.integers(0, len(sums), size=(draws, len(sums)))
+    exact, facts = sums[picks, 0].sum(axis=1), sums[picks, 1].sum(axis=1)
+    more = 100 * (exact - facts) / np.maximum(facts, 1)
+    low, high = np.percentile(more, [2.5, 97.5])
+    return (round(float(low), 2), round(float(high), 2))
 
 
 EPISODE_COLUMNS = ["game", "seed", "turn", "player", "card", "holder", "category", "facts",
@@ -511,7 +530,7 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
     (out / "exact_vs_facts_catalogue.json").write_text(
         json.dumps(catalogue, indent=1, ensure_ascii=False) + "\n"
     )
-    figure(table, out / "exact_vs_facts.png", len(done))
+    figure(table, out / "exact_vs_facts.png", len(done), numbers["all"]["categories"])
     asks = sorted(int(g["asks"]) for g in done.values())
     lines = [
         f"exact_vs_facts: {len(done)} games (4 players, 32 cards, publisher rules; "
@@ -531,7 +550,8 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
         lines.append(
             f"{part}: {values['rows']} rows (game x turn x player); located share of the "
             f"cards in other hands: exact {values['exact_share']:.4f}, facts "
-            f"{values['facts_share']:.4f}; exact locates {values['more_pct']:.1f}% more"
+            f"{values['facts_share']:.4f}; exact locates {values['more_pct']:.1f}% more "
+            f"(95% interval over games {values['more_pct_95'][0]:.1f}-{values['more_pct_95'][1]:.1f})"
         )
         for c in CATEGORIES:
             lines.append(f"    {values['categories'][c]:7.1%}  {TITLES[c]}")
@@ -584,7 +604,11 @@ def _fact_list_of(state: Any, player: str) -> FactKnowledge:
     return facts
 
 
-def figure(table: Sequence[dict[str, Any]], path: Path, games: int) -> None:
+def figure(
+    table: Sequence[dict[str, Any]], path: Path, games: int, shares: dict[str, float]
+) -> None:
+    """Per turn: the located shares, the % more, and the extra locations by category
+    (``shares``: each category's share of all extra card-turns, for the legend)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -592,21 +616,36 @@ def figure(table: Sequence[dict[str, Any]], path: Path, games: int) -> None:
 
     shown = [r for r in table if r["rows"] >= max(20, 0.05 * table[0]["rows"])]
     turns = [r["turn"] for r in shown]
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6.5), sharex=True)
-    top.plot(turns, [r["exact"] / r["hidden"] for r in shown], label="exact state")
-    top.plot(turns, [r["facts"] / r["hidden"] for r in shown], label="fact list")
-    top.set_ylabel("share of cards in other\nhands located (mean)")
+    fig, (top, middle, bottom) = plt.subplots(
+        3, 1, figsize=(7, 8), sharex=True, gridspec_kw={"height_ratios": [3, 2, 3]}
+    )
+    top.plot(turns, [r["exact"] / r["hidden"] for r in shown], label="exact epistemic state")
+    top.plot(turns, [r["facts"] / r["hidden"] for r in shown], label="fact list (facts)")
+    top.set_ylabel("share of the cards in\nother hands located")
     top.set_ylim(0, 1)
     top.legend(loc="upper left")
     top.set_title(f"What exact reasoning locates that the fact list misses ({games} games)")
+    middle.plot(
+        turns,
+        [100 * r["extra"] / r["facts"] if r["facts"] else np.nan for r in shown],
+        color="black",
+    )
+    middle.set_ylabel("exact locates\n% more")
+    middle.set_ylim(bottom=0)
+    middle.grid(alpha=0.3)
     base = np.zeros(len(shown))
     for c in CATEGORIES:
         values = np.array([r[f"extra_{c.replace(' ', '_')}"] for r in shown])
-        bottom.fill_between(turns, base, base + values, label=TITLES[c], step=None)
+        label = f"{TITLES[c]} ({shares.get(c, 0.0):.0%})"
+        bottom.fill_between(turns, base, base + values, label=label)
         base = base + values
-    bottom.set_ylabel("extra cards located\nper player (mean)")
-    bottom.set_xlabel("asks so far (turns with at least 5% of the games still going)")
-    bottom.legend(loc="upper left", fontsize=7)
+    bottom.set_ylabel("extra cards located\nper player")
+    bottom.set_xlabel(
+        "asks so far (means over the games still going; turns reached by 5% of the games)"
+    )
+    bottom.legend(
+        loc="upper left", fontsize=7, title="first test that locates it", title_fontsize=7
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

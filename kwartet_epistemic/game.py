@@ -892,25 +892,31 @@ class Game:
             )
         else:
             record = tuple(self._public)
-        return PlayerView(
+        cards = self.deck.cards
+        # The frozen dataclass's __init__ sets each field through object.__setattr__:
+        # agents take a view at every move, so the fields go straight into __dict__
+        # (PlayerView has no __post_init__ to skip).
+        view = object.__new__(PlayerView)
+        view.__dict__.update(
             player=player,
             deck=self.deck,
             rules=self.rules,
             players=self.players,
-            hand=tuple(self.deck.cards[i] for i in _bits(self._hands[seat])),
+            hand=tuple([cards[i] for i in _bits(self._hands[seat])]),
             hand_sizes=self.hand_sizes,
             exposed=self.exposed,
             scores=self.scores,
             to_move=self.to_move,
             record=record,
             stock_size=len(self._stock),
-            middle=self.middle,
+            middle=self.middle if self._middle else (),
             may_turn_over=(
                 self._to_move is not None
                 and not self._turned_this_turn
                 and not all(self._middle_up)
             ),
         )
+        return view
 
     def legal_asks(self) -> list[Ask]:
         """Every legal ask of the player to move (empty once the game is over): every

@@ -196,12 +196,15 @@ def _best_index(indices: np.ndarray, keys: Sequence[np.ndarray], rng: np.random.
     the largest key, the keys compared in order (``keys[0]`` first; each an array over
     all asks): the same choice, with the same random number, as :func:`_best` with the
     tuple key, without a Python call per ask."""
+    # Plain lists: on a few dozen asks, Python's max beats NumPy's per-call overhead.
+    best = indices.tolist()
     for key in keys:
-        if len(indices) == 1:
+        if len(best) == 1:
             break
-        values = key[indices]
-        indices = indices[values == values.max()]
-    return int(indices[int(rng.integers(len(indices)))])
+        values = key.tolist()
+        top = max([values[i] for i in best])
+        best = [i for i in best if values[i] == top]
+    return int(best[int(rng.integers(len(best)))])
 
 
 class Policy:
@@ -535,9 +538,15 @@ class KnowledgePolicy(Policy):
     name = "knowledge"
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
-        everything = np.arange(len(situation.asks))
-        keys = [situation.chances, situation.family_counts]
-        return situation.asks[_best_index(everything, keys, rng)]
+        # _best_index over every ask, the family counts looked up only on a tie.
+        chances = situation.chances.tolist()
+        top = max(chances)
+        best = [i for i, chance in enumerate(chances) if chance == top]
+        if len(best) > 1:
+            counts = situation.family_counts.tolist()
+            most = max([counts[i] for i in best])
+            best = [i for i in best if counts[i] == most]
+        return situation.asks[best[int(rng.integers(len(best)))]]
 
 
 TIPS = ("remember", "rarest", "hide", "spread", "bluff", "endgame")

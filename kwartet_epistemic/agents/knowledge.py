@@ -342,10 +342,29 @@ class ExactKnowledge(_ViewFollower):
         count = counter.count
         if count == 0:
             raise KwartetError("no world is consistent with the record")
-        rows = [c for f in sorted(wanted) for c in range(4 * f, 4 * f + 4)]
+        families, rows = _wanted_rows(wanted)
+        probabilities = exact_probabilities(counter.location_rows(rows), count)
         matrix = np.full((len(history.deck), len(history.players)), np.nan)
-        matrix[rows] = exact_probabilities(counter.location_rows(rows), count)
+        for j, f in enumerate(families):  # whole families: slices, no fancy indexing
+            matrix[4 * f : 4 * f + 4] = probabilities[4 * j : 4 * j + 4]
         return matrix, count
+
+
+_WANTED_ROWS: dict[frozenset[int], tuple[list[int], np.ndarray]] = {}
+
+
+def _wanted_rows(wanted: frozenset[int]) -> tuple[list[int], np.ndarray]:
+    """The families in order and the index array of their cards (remembered: the same
+    few sets of held families recur at every decision)."""
+    found = _WANTED_ROWS.get(wanted)
+    if found is None:
+        families = sorted(wanted)
+        rows = np.array([c for f in families for c in range(4 * f, 4 * f + 4)], dtype=np.intp)
+        rows.setflags(write=False)
+        if len(_WANTED_ROWS) >= 4096:
+            _WANTED_ROWS.clear()
+        found = _WANTED_ROWS[wanted] = (families, rows)
+    return found
 
 
 class _Shared:

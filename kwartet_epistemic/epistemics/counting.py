@@ -869,7 +869,7 @@ class WorldCounter:
                     result[c, players.index(where)] = self.count
         return result
 
-    def location_rows(self, cards: Sequence[int]) -> np.ndarray:
+    def location_rows(self, cards: Sequence[int] | np.ndarray) -> np.ndarray:
         """``location_table()[cards]``, from the marginals of just those cards' families
         when the counter was made with ``marginals`` set to those families (or more).
 
@@ -881,22 +881,23 @@ class WorldCounter:
         >>> bool((some.location_rows([8, 9]) == WorldCounter(history).location_table()[[8, 9]]).all())
         True
         """
+        rows = cards if isinstance(cards, np.ndarray) else np.array(list(cards), dtype=np.intp)
+        listed = rows.tolist()
         partial = self._partial_families
         if (
             partial is not None
             and self._origins is not None
             and not self._origins_done
-            and all(c // 4 in partial for c in cards)
+            and partial.issuperset([c // 4 for c in listed])
         ):
             origins = self._origins
         else:
             origins = self.origin_table()
         history = self.history
-        rows = list(cards)
-        result = origins[rows] @ _owner_matrix(history, origins.dtype)
+        result = origins.take(rows, axis=0) @ _owner_matrix(history, origins.dtype)
         players = history.players
         location = history.location
-        for i, c in enumerate(rows):
+        for i, c in enumerate(listed):
             where = location[c]
             if where is not None:
                 result[i] = 0

@@ -389,6 +389,7 @@ def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool
         "machine": f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores, "
         f"python {platform.python_version()}",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "niceness": os.nice(0),
         "load_start": " ".join(f"{x:.2f}" for x in load_start),
         "load_end": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "wall_s": round(time.time() - started),
@@ -564,6 +565,22 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
             f"{v['with_ask']:.0%}, a rule fact {v['with_rule']:.0%}, the hand sizes "
             f"{v['with_hand_sizes']:.0%}; all force it: {v['all_force']}"
         )
+    lines += [
+        "",
+        "Worked positions (exact_vs_facts_catalogue.json: the shortest explanation of each):",
+    ]
+    for entry in catalogue:
+        if not entry["found"]:
+            lines.append(f"  {entry['title']}: none found")
+            continue
+        lines.append(
+            f"  {entry['title']}: game {entry['game']} (seed {entry['seed']}, seats "
+            f"{' '.join(entry['seating'])}), after ask {entry['turn']}; {entry['player']} holds "
+            f"{' '.join(entry['hand'])}; hand sizes "
+            + " ".join(f"{q} {n}" for q, n in entry["hand_sizes"].items())
+            + f"; the fact list has {entry['card']} with one of {' '.join(entry['facts_candidates'])}"
+        )
+        lines += ["    " + line for line in entry["explanation"].splitlines()]
     (out / "exact_vs_facts.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return {"games": len(done), **numbers, "categories": per_category, "meta": meta}
@@ -593,6 +610,7 @@ def build_catalogue(
             "explanation": str(why), "kinds": sorted({f.kind for f in why.facts}),
             "true_holder": spot["holder"],
             "facts_candidates": list(_fact_list_of(state, spot["player"]).candidates(spot["card"])),
+            "fact_list": _fact_list_view(state, spot["player"]),
             "forces": facts_force(state, spot["player"], spot["card"], why.facts),
         })  # fmt: skip
     return entries
@@ -602,6 +620,29 @@ def _fact_list_of(state: Any, player: str) -> FactKnowledge:
     facts = FactKnowledge(player)
     facts.update(state._source.view(player))
     return facts
+
+
+def _fact_list_view(state: Any, player: str) -> dict[str, Any]:
+    """What the player's fact list holds: per player the cards it locates there and its
+    standing "holds one of" clauses; the cards it does not locate, with their candidates."""
+    facts = _fact_list_of(state, player)
+    deck = state.deck
+    return {
+        "located": {
+            q: [deck.cards[c].code for c, h in enumerate(facts._holder) if h == q]
+            for q in state.players
+        },
+        "clauses": [
+            f"{q} holds one of {' '.join(sorted(deck.cards[c].code for c in options))}"
+            for family in facts._clauses
+            for q, options in family
+        ],
+        "open": {
+            deck.cards[c].code: list(facts.candidates(deck.cards[c]))
+            for c, h in enumerate(facts._holder)
+            if h is None
+        },
+    }
 
 
 def figure(
@@ -614,13 +655,17 @@ def figure(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    shown = [r for r in table if r["rows"] >= max(20, 0.05 * table[0]["rows"])]
+    shown = [r for r in table if r["rows"] >= max(1.0, 0.05 * table[0]["rows"])]
     turns = [r["turn"] for r in shown]
     fig, (top, middle, bottom) = plt.subplots(
         3, 1, figsize=(7, 8), sharex=True, gridspec_kw={"height_ratios": [3, 2, 3]}
     )
-    top.plot(turns, [r["exact"] / r["hidden"] for r in shown], label="exact epistemic state")
-    top.plot(turns, [r["facts"] / r["hidden"] for r in shown], label="fact list (facts)")
+
+    def share(r: dict[str, Any], k: str) -> float:
+        return r[k] / r["hidden"] if r["hidden"] else np.nan
+
+    top.plot(turns, [share(r, "exact") for r in shown], label="exact epistemic state")
+    top.plot(turns, [share(r, "facts") for r in shown], label="fact list (facts)")
     top.set_ylabel("share of the cards in\nother hands located")
     top.set_ylim(0, 1)
     top.legend(loc="upper left")
@@ -639,6 +684,7 @@ def figure(
         label = f"{TITLES[c]} ({shares.get(c, 0.0):.0%})"
         bottom.fill_between(turns, base, base + values, label=label)
         base = base + values
+    bottom.set_ylim(0, 1.7 * max(base.max(initial=0.0), 0.01))  # room for the legend above the data
     bottom.set_ylabel("extra cards located\nper player")
     bottom.set_xlabel(
         "asks so far (means over the games still going; turns reached by 5% of the games)"

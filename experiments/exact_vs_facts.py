@@ -53,7 +53,8 @@ deletion-minimal explanation's sentences and whether they force the location) an
 ``exact_vs_facts.txt`` (the command, commit, machine, load and the headline numbers).
 
 Run: ``nice -n 19 python experiments/exact_vs_facts.py --games 1000 --jobs 2 --out DIR``;
-``--quick`` plays 12 games.
+``--quick`` plays 12 games; ``--agents knowledge,knowledge,knowledge,knowledge`` plays
+other agents (a folder holds the games of one set of agents).
 """
 
 from __future__ import annotations
@@ -232,10 +233,17 @@ def _category(state: Any, facts: FactKnowledge, sizes: dict[str, int], player: s
     return "counting"
 
 
-def play_game(index: int, seed: int, stop: tuple[int, str, str] | None = None) -> Any:
+def play_game(
+    index: int,
+    seed: int,
+    stop: tuple[int, str, str] | None = None,
+    seating: Sequence[str] | None = None,
+) -> Any:
     """Play game ``index``; measure every turn.  With ``stop = (turn, player, card)``
     return the epistemic state at that turn instead (for the catalogue)."""
-    seating = SEATINGS[index % len(SEATINGS)]
+    if seating is None:
+        seating = SEATINGS[index % len(SEATINGS)]
+    seating = tuple(seating)
     game = kw.Game.deal(kw.Deck.piquet(), list(SEATS), seed=seed)
     agents = {
         p: make_player(spec, p, np.random.default_rng([seed, seat]))
@@ -309,9 +317,10 @@ def play_game(index: int, seed: int, stop: tuple[int, str, str] | None = None) -
     return result
 
 
-def _play(task: tuple[int, int]) -> GameResult:
+def _play(task: tuple[int, int, tuple[str, ...]]) -> GameResult:
     cpu = time.process_time()
-    result = play_game(*task)
+    index, seed, seating = task
+    result = play_game(index, seed, seating=seating)
     assert isinstance(result, GameResult)
     result.cpu = time.process_time() - cpu
     return result
@@ -341,9 +350,11 @@ def _rows(folder: Path, games: set[int]) -> list[dict[str, Any]]:
     return rows
 
 
-def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool = False) -> dict[str, Any]:  # fmt: skip
-    """Play (or finish) ``games`` games into ``out`` and write every output; returns the
-    headline numbers (what ``run_all.py`` can call)."""
+def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool = False,
+        agents: Sequence[str] = AGENTS) -> dict[str, Any]:  # fmt: skip
+    """Play (or finish) ``games`` games of the four ``agents`` (seat-rotated: game ``i``
+    in their ``i % k``-th distinct seating) into ``out`` and write every output; returns
+    the headline numbers (what ``run_all.py`` can call)."""
     from kwartet_epistemic._parallel import process_context
 
     out.mkdir(parents=True, exist_ok=True)
@@ -362,7 +373,14 @@ def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool
             writer = csv.DictWriter(handle, COLUMNS)
             writer.writeheader()
             writer.writerows(kept)
-    tasks = [(i, seed + i) for i in range(games) if i not in done]
+    seatings = arrangements(agents)
+    for entry in done.values():
+        if sorted(entry["seating"]) != sorted(agents):
+            raise ValueError(
+                f"{out / 'exact_vs_facts_games.jsonl'} holds games of {' '.join(entry['seating'])}, "
+                f"not of {' '.join(agents)}: use another --out"
+            )
+    tasks = [(i, seed + i, seatings[i % len(seatings)]) for i in range(games) if i not in done]
 
     def results() -> Iterator[GameResult]:
         if jobs <= 1:
@@ -535,7 +553,7 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
     asks = sorted(int(g["asks"]) for g in done.values())
     lines = [
         f"exact_vs_facts: {len(done)} games (4 players, 32 cards, publisher rules; "
-        f"seat-rotated {', '.join(AGENTS)}); asks per game: median {asks[len(asks) // 2]}, "
+        f"seat-rotated {', '.join(sorted(next(iter(done.values()))['seating']))}); asks per game: median {asks[len(asks) // 2]}, "
         f"range {asks[0]}-{asks[-1]}",
         "runs that played these games (exact_vs_facts_runs.jsonl):",
         *(
@@ -599,7 +617,8 @@ def build_catalogue(
             continue
         spot = min(mine, key=lambda e: (e["facts"], e["game"], e["turn"]))
         game = done[spot["game"]]
-        state = play_game(game["game"], game["seed"], (spot["turn"], spot["player"], spot["card"]))
+        stop = (spot["turn"], spot["player"], spot["card"])
+        state = play_game(game["game"], game["seed"], stop, game["seating"])
         why = state.explain(spot["player"], spot["card"])
         entries.append({
             "category": name, "title": TITLES[name], "found": True, "game": game["game"],
@@ -705,9 +724,19 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=int, default=14_000)
     parser.add_argument("--out", default="exact_vs_facts_results")
     parser.add_argument("--progress", action="store_true")
+    parser.add_argument(
+        "--agents",
+        default=",".join(AGENTS),
+        help="four agent specs, comma-separated (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
+    agents = tuple(a.strip() for a in args.agents.split(","))
+    if len(agents) != len(SEATS):
+        parser.error(f"--agents {args.agents!r}: expected four specs, comma-separated")
     games = 12 if args.quick else args.games
-    return run(games, Path(args.out), seed=args.seed, jobs=args.jobs, progress=args.progress)
+    return run(
+        games, Path(args.out), seed=args.seed, jobs=args.jobs, progress=args.progress, agents=agents
+    )
 
 
 if __name__ == "__main__":

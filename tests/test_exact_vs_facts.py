@@ -150,6 +150,9 @@ def test_run_writes_every_output_and_resumes(tmp_path):
     for name in ("exact_vs_facts.csv", "exact_vs_facts_by_turn.csv", "exact_vs_facts.png",
                  "exact_vs_facts_episodes.csv", "exact_vs_facts.txt"):  # fmt: skip
         assert (tmp_path / name).stat().st_size > 0
+    with pytest.raises(ValueError, match="holds games of"):  # a folder holds one set of agents
+        evf.run(4, tmp_path, seed=14_000, agents=["knowledge"] * 4)
+    assert evf.run(3, tmp_path, seed=14_000)["all"] == again["all"]  # nothing was changed
     import json
 
     for entry in json.loads((tmp_path / "exact_vs_facts_catalogue.json").read_text()):

@@ -153,6 +153,8 @@ def test_run_writes_every_output_and_resumes(tmp_path):
     with pytest.raises(ValueError, match="holds games of"):  # a folder holds one set of agents
         evf.run(4, tmp_path, seed=14_000, agents=["knowledge"] * 4)
     assert evf.run(3, tmp_path, seed=14_000)["all"] == again["all"]  # nothing was changed
+    (row,) = evf.compare([tmp_path], tmp_path / "table")  # the side-by-side table reads it back
+    assert row["games"] == 3 and row["all_more_pct"] == round(again["all"]["more_pct"], 2)
     import json
 
     for entry in json.loads((tmp_path / "exact_vs_facts_catalogue.json").read_text()):

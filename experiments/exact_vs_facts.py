@@ -5,7 +5,8 @@ Games: 4 players, 32 cards, publisher rules; two ``knowledge`` (exact) and two
 seating ``i % 6`` and deal seed ``seed + i``; each player's random choices are seeded by
 the game and seat, so a game is replayed from its row).  The mix is chosen so that the
 records hold the asks of both kinds of player: a measurement on four exact players alone
-would only see the asks exact reasoning makes.
+would only see the asks exact reasoning makes (``--agents`` measures other sets; four
+``knowledge``, four ``knowledge:facts`` and four ``random`` were measured too).
 
 After the deal and after every ask (its answer, the card handed over and any quartet laid
 down: ``turn`` = asks so far), for every player P: the cards in the other players' hands
@@ -29,13 +30,15 @@ that locates it:
    hand (or whose hand is empty) holds no other card, and a player whose possible cards
    number exactly their free places holds all of them;
 3. ``pigeonhole``, "pigeonhole between players": 2 plus Hall's counting over sets S of
-   two or more players: the cards only S's players may hold, plus one card for every
-   standing "Q holds one of X" clause of a player Q in S per family (X disjoint from
-   those cards), fill S's free places exactly, so S's players hold no other card;
+   two or more of P's opponents (short of all of them): the cards only S's players may
+   hold, plus one card for every player Q in S and family with a standing "Q holds one
+   of X" clause (X disjoint from those cards), fill S's free places exactly, so S's
+   players hold no other card;
 4. ``rule``, "the no-complete-family rule": the exact state without the rule's facts
    ("Q does not hold all four of f") does not locate it;
-5. ``counting``, "hand-size counting across families": the rest (hand sizes needed, the
-   rule not, and no single-player or set-of-players count of 2-3 suffices).
+5. ``counting``, "hand-size counting across families": the rest: the hand sizes are
+   needed, the rule is not, and rules 2-3 do not suffice (typically one player's count
+   with clauses: Q holds a card of each of k families and has k cards, so no other).
 
 1, 4 and 5 are decided by the counting engine on subsets of the record's facts (the
 machinery of :func:`~kwartet_epistemic.epistemics.explain.explain`); every test only
@@ -44,13 +47,16 @@ adds sound inferences, so a card a test locates is where the exact state puts it
 players says nothing rule 2 does not, so rule 3 counts the clauses.)
 
 **Outputs** in ``--out``: ``exact_vs_facts.csv`` (one row per game x turn x player),
-``exact_vs_facts_games.jsonl`` (one line per finished game: its seating and the first
-extra location of each category; a run started again continues after the games there),
-``exact_vs_facts_by_turn.csv`` (per turn: rows, mean hidden / exact / facts / extra per
-player, extra per category), ``exact_vs_facts.png``, ``exact_vs_facts_catalogue.json``
-(one worked position per category: game, seed, seating, turn, player, card, the
-deletion-minimal explanation's sentences and whether they force the location) and
-``exact_vs_facts.txt`` (the command, commit, machine, load and the headline numbers).
+``exact_vs_facts_games.jsonl`` (one line per finished game: its seating and every extra
+location at the turn it started, with its category and the size and kinds of its
+deletion-minimal explanation; a run started again continues after the games there),
+``exact_vs_facts_episodes.csv`` (those locations as a table), ``exact_vs_facts_by_turn.csv``
+(per turn: rows, mean hidden / exact / facts / extra per player, extra per category),
+``exact_vs_facts.png``, ``exact_vs_facts_catalogue.json`` (one worked position per
+category, the one with the shortest explanation: game, seed, seating, turn, player,
+card, the explanation's sentences, whether they force the location, and the fact list's
+view), ``exact_vs_facts_runs.jsonl`` (each run's command, commit, machine, niceness and
+load) and ``exact_vs_facts.txt`` (all of that and the headline numbers).
 
 Run: ``nice -n 19 python experiments/exact_vs_facts.py --games 1000 --jobs 2 --out DIR``;
 ``--quick`` plays 12 games; ``--agents knowledge,knowledge,knowledge,knowledge`` plays

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -602,3 +603,25 @@ def test_deal_refuses_what_is_not_a_deck_or_rule_set() -> None:
         kw.Game.deal("piquet", ["A", "B", "C"], seed=1)  # type: ignore[arg-type]
     with pytest.raises(GameSetupError, match="memory_cards=40"):
         kw.Game.deal(PIQUET, ["A", "B", "C"], seed=1, rules=kw.RuleSet(memory_cards=40))
+
+
+def test_a_view_is_exactly_the_dataclass_its_constructor_would_build() -> None:
+    # Game.view fills the frozen PlayerView's __dict__ directly (speed): it must hold
+    # every field, nothing else, and equal the view PlayerView(...) builds from them.
+    rules = kw.RuleSet.preset("publisher").replace(memory_cards=1)
+    for game in (
+        kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=11),
+        kw.Game.deal(kw.Deck.piquet(families=4), ["A", "B", "C"], seed=2, rules=rules),
+    ):
+        rng = np.random.default_rng(0)
+        for _ in range(12):
+            for player in game.players:
+                view = game.view(player)
+                names = [f.name for f in dataclasses.fields(kw.PlayerView)]
+                assert sorted(vars(view)) == sorted(names)
+                rebuilt = kw.PlayerView(**{name: getattr(view, name) for name in names})
+                assert rebuilt == view
+                assert hash(rebuilt.hand) == hash(view.hand)
+            if game.is_over:
+                break
+            game.play(game.random_legal_ask(rng))

@@ -1,0 +1,361 @@
+"""Every experiment in one command: ``python -m experiments --quick`` or ``--full`` (issue 14).
+
+A registry (:data:`STEPS`) names each step: the script in ``experiments/``, its arguments
+for ``--quick`` (small sizes, seconds each: a smoke run of the pipeline, for CI) and for
+``--full`` (the settings of the saved measurements in ``paper/measurements/``), and the
+files it writes.  Each step runs in its own subprocess (``python experiments/x.py ...``
+from the repository root), so one failing step is reported and the others go on; the exit
+status is 1 if any step failed.  In the output folder (``--out``, default
+``build/experiments/quick`` or ``build/experiments/full``):
+
+- ``<step>.txt``: the step's standard output (``<step>.err``: its standard error);
+- ``<step>/``: the folder its own files go to (``{dir}`` in its arguments);
+- ``manifest.json``: per step the command, the commit (``git rev-parse HEAD`` and whether
+  the tree had uncommitted changes), the machine (platform, cores, python), the load
+  average before and after, the wall and CPU seconds (of the step and every process it
+  waited for), the exit code and the status: ``ok``, ``failed``, ``skipped`` (with the
+  reason, e.g. an optional extra missing) or ``missing`` (it ran but a file it should
+  write is not there, which counts as a failure).
+
+A run resumes: a step whose manifest entry is ``ok`` at the same commit is not run again
+(``--force`` runs it anyway).  ``--only a,b`` runs only those steps, ``--jobs N`` runs up
+to N steps at a time (each a subprocess; the full steps already use both cores of a
+small machine with their own ``--jobs 2``, so ``--jobs 1`` is the default), and one line
+per step on standard error shows the progress.  ``--scheduler`` (dask) is not done yet and
+says so.
+
+Run:  python -m experiments --quick   [--out DIR] [--only a,b] [--jobs N] [--force] [--list]
+
+>>> sorted({step.name for step in STEPS}) == [step.name for step in sorted(STEPS, key=lambda s: s.name)]
+True
+>>> all(step.script.startswith("experiments/") for step in STEPS)
+True
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import importlib.util
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository root: every step runs with this as its working directory."""
+
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One experiment: ``script`` (relative to the repository root, or absolute) run with
+    ``quick`` or ``full`` as its arguments (``None``: not run in that mode, ``skip`` says
+    why); ``{dir}`` in an argument is the step's own folder ``<out>/<name>``.  ``outputs``
+    are the files it must write there (besides its standard output, ``<out>/<name>.txt``);
+    ``needs`` are modules it imports that an optional extra provides.
+
+    >>> Step("x", "experiments/x.py", ("--n", "1"), None).argv("quick", Path("/o"))
+    ['experiments/x.py', '--n', '1']
+    >>> Step("x", "x.py", ("--out", "{dir}/a.csv"), None).argv("quick", Path("/o"))
+    ['x.py', '--out', '/o/x/a.csv']
+    """
+
+    name: str
+    script: str
+    quick: tuple[str, ...] | None
+    full: tuple[str, ...] | None
+    outputs: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    skip: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+
+    def argv(self, mode: str, out: Path) -> list[str]:
+        """The script and its arguments in ``mode`` ("quick" or "full"), ``{dir}`` filled in."""
+        args = self.quick if mode == "quick" else self.full
+        if args is None:
+            raise ValueError(f"step {self.name!r} has no arguments for mode {mode!r}")
+        folder = str(out / self.name)
+        return [self.script] + [a.replace("{dir}", folder) for a in args]
+
+
+def _s(*args: str) -> tuple[str, ...]:
+    return tuple(args)
+
+
+STEPS: tuple[Step, ...] = (
+    Step("bench_agents", "experiments/bench_agents.py",
+         _s("--games", "4", "--repeats", "1", "--search-games", "1", "--no-parallel"),
+         _s("--games", "100", "--repeats", "5", "--search-games", "5")),
+    Step("bench_draw_pile", "experiments/bench_draw_pile.py", _s("--draws", "2"), _s()),
+    Step("bench_engine", "experiments/bench_engine.py",
+         _s("--games", "20", "--repeats", "1"), _s("--games", "2000", "--repeats", "5")),
+    Step("bench_knowledge", "experiments/bench_knowledge.py", _s("--quick"), _s()),
+    Step("bench_kripke", "experiments/bench_kripke.py",
+         _s("--muddy", "4", "6", "--skip-deals"), _s()),
+    Step("bench_memory", "experiments/bench_memory.py",
+         _s("--games", "200", "--rules", "publisher"), _s("--games", "20000")),
+    # Our side only unless SMCDEL's binaries are in $SMCDEL_BENCH_DIR (the script says so).
+    Step("bench_smcdel", "experiments/bench_smcdel.py",
+         _s("--sizes", "4", "--repeat", "1"), _s()),
+    Step("bench_symbolic", "experiments/bench_symbolic.py",
+         _s("--sizes", "4", "6", "--repeat", "1"), _s()),
+    Step("duplicate", "experiments/duplicate.py",
+         _s("random", "knowledge", "--deals", "4", "--jobs", "1"),
+         _s("search", "higher_order")),
+    Step("duplicate_samples", "experiments/duplicate.py", None,
+         _s("search", "search[samples=12]", "--deals", "200", "--jobs", "2"),
+         skip="the full comparison only (search is slow; the duplicate step covers the script)"),
+    Step("exact_vs_facts", "experiments/exact_vs_facts.py",
+         _s("--quick", "--out", "{dir}"),
+         _s("--games", "3000", "--jobs", "2", "--out", "{dir}", "--progress"),
+         outputs=("exact_vs_facts.csv", "exact_vs_facts_by_turn.csv", "exact_vs_facts.txt")),
+    Step("invariants", "experiments/invariants.py",
+         _s("--games", "20", "--presets", "publisher,fish"), _s("--jobs", "2")),
+    Step("openspiel_match", "experiments/openspiel_match.py",
+         _s("--games", "6", "--ms", "5", "--jobs", "1", "--out", "{dir}/openspiel_match.csv"),
+         _s("--games", "120", "--ms", "300", "--jobs", "2", "--out", "{dir}/openspiel_match.csv"),
+         outputs=("openspiel_match.csv",), needs=("pyspiel",)),
+    Step("rl_baseline", "experiments/rl_baseline.py",
+         # the saved table merges six runs (--merge); this is the first one's settings
+         _s("--quick", "--out", "{dir}"), _s("--timesteps", "30000", "--points", "7", "--out", "{dir}"),
+         outputs=("rl_baseline.csv",), needs=("sb3_contrib", "torch")),
+    Step("strength", "experiments/strength.py",
+         _s("--games", "8", "--jobs", "1", "--out", "{dir}"),
+         _s("--jobs", "2", "--out", "{dir}"),
+         outputs=("experiment_1.csv",)),
+)  # fmt: skip
+"""The registry: every experiment script with its quick and full settings."""
+
+
+def _git(*args: str) -> str:
+    try:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def commit_info() -> dict[str, Any]:
+    """``{"commit": HEAD or "", "dirty": uncommitted changes to tracked files}``."""
+    return {
+        "commit": _git("rev-parse", "HEAD"),
+        "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+    }
+
+
+def machine_info() -> dict[str, Any]:
+    """Platform, processor, cores and python of this machine.
+
+    >>> machine_info()["cores"] == os.cpu_count()
+    True
+    """
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "node": platform.node(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+    }
+
+
+def _load() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
+def read_manifest(out: Path) -> dict[str, Any]:
+    """The manifest in ``out`` (``{}`` if there is none or it cannot be read as JSON)."""
+    try:
+        data = json.loads((out / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
+    """Write ``manifest`` to ``out/manifest.json`` whole (a temporary file, then a rename)."""
+    path = out / MANIFEST
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def missing_needs(step: Step) -> list[str]:
+    """The modules of ``step.needs`` that cannot be imported here."""
+    return [name for name in step.needs if importlib.util.find_spec(name) is None]
+
+
+def run_step(step: Step, mode: str, out: Path) -> dict[str, Any]:
+    """Run one step in a subprocess; its manifest entry (status ``ok``, ``failed`` or
+    ``missing``)."""
+    (out / step.name).mkdir(parents=True, exist_ok=True)
+    command = [sys.executable] + step.argv(mode, out)
+    env = dict(os.environ)
+    env.setdefault("MPLBACKEND", "Agg")
+    env.update(step.env)
+    entry: dict[str, Any] = {
+        "command": shlex.join(command),
+        "mode": mode,
+        **commit_info(),
+        "machine": machine_info(),
+        "load_before": _load(),
+        "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
+    start = time.perf_counter()
+    with (
+        open(out / f"{step.name}.txt", "wb") as stdout,
+        open(out / f"{step.name}.err", "wb") as err,
+    ):
+        process = subprocess.Popen(command, cwd=ROOT, stdout=stdout, stderr=err, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    entry["wall_s"] = round(time.perf_counter() - start, 3)
+    entry["cpu_s"] = round(usage.ru_utime + usage.ru_stime, 3)
+    entry["load_after"] = _load()
+    entry["returncode"] = process.returncode
+    absent = [name for name in step.outputs if not (out / step.name / name).exists()]
+    if process.returncode != 0:
+        entry["status"] = "failed"
+        tail = (out / f"{step.name}.err").read_text(errors="replace").strip().splitlines()[-5:]
+        entry["reason"] = "\n".join(tail)
+    elif absent:
+        entry["status"] = "missing"
+        entry["reason"] = "not written: " + ", ".join(absent)
+    else:
+        entry["status"] = "ok"
+    entry["outputs"] = [f"{step.name}.txt"] + [f"{step.name}/{name}" for name in step.outputs]
+    return entry
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments", description=__doc__.split("\n")[0]
+    )
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--quick", action="store_true", help="small sizes, a few minutes in all")
+    mode.add_argument("--full", action="store_true", help="the saved measurements' settings")
+    mode.add_argument("--list", action="store_true", help="print the steps and their commands")
+    parser.add_argument("--out", type=Path, help="default build/experiments/quick or .../full")
+    parser.add_argument("--only", default="", help="comma-separated step names")
+    parser.add_argument("--jobs", type=int, default=1, help="steps run at the same time")
+    parser.add_argument("--force", action="store_true", help="rerun steps already done")
+    parser.add_argument("--scheduler", help="dask scheduler address (not implemented yet)")
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    steps: Sequence[Step] = STEPS,
+    log: Callable[[str], None] | None = None,
+) -> int:
+    """Run the steps as the command line ``argv`` says; 0 if none failed, else 1.
+
+    ``steps`` is the registry (a test may pass its own), ``log`` gets one line per step
+    (default: standard error).
+
+    >>> main(["--list"], steps=[Step("a", "experiments/a.py", ("-q",), None)], log=print)
+    a  quick: experiments/a.py -q  full: (none)
+    0
+    """
+    args = _parser().parse_args(argv)
+    say = log or (lambda line: print(line, file=sys.stderr, flush=True))
+    by_name = {step.name: step for step in steps}
+    wanted = [name for name in args.only.split(",") if name]
+    unknown = [name for name in wanted if name not in by_name]
+    if unknown:
+        _parser().error(
+            f"--only: unknown step(s) {', '.join(unknown)}; known: {', '.join(by_name)}"
+        )
+    chosen = [by_name[name] for name in wanted] if wanted else list(steps)
+    if args.list:
+        for step in chosen:
+            quick = shlex.join([step.script, *step.quick]) if step.quick is not None else "(none)"
+            full = shlex.join([step.script, *step.full]) if step.full is not None else "(none)"
+            say(f"{step.name}  quick: {quick}  full: {full}")
+        return 0
+    if args.scheduler:
+        _parser().error("--scheduler (dask) is not implemented yet: run without it (--jobs N)")
+    if args.jobs < 1:
+        _parser().error(f"--jobs must be at least 1, got {args.jobs}")
+    mode = "quick" if args.quick else "full"
+    out = args.out if args.out is not None else ROOT / "build" / "experiments" / mode
+    out = out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = read_manifest(out)
+    steps_done: dict[str, Any] = manifest.setdefault("steps", {})
+    manifest["mode"] = mode
+    head = commit_info()["commit"]
+
+    todo: list[Step] = []
+    for step in chosen:
+        old = steps_done.get(step.name, {})
+        args_for_mode = step.quick if mode == "quick" else step.full
+        if args_for_mode is None:
+            steps_done[step.name] = {
+                "status": "skipped",
+                "mode": mode,
+                "reason": step.skip or f"no {mode} settings",
+            }
+            say(f"{step.name}: skipped ({steps_done[step.name]['reason']})")
+        elif lacking := missing_needs(step):
+            steps_done[step.name] = {
+                "status": "skipped",
+                "mode": mode,
+                "reason": "not installed: " + ", ".join(lacking),
+            }
+            say(f"{step.name}: skipped (not installed: {', '.join(lacking)})")
+        elif (
+            not args.force
+            and old.get("status") == "ok"
+            and old.get("commit") == head
+            and old.get("command", "").endswith(shlex.join(step.argv(mode, out)))
+        ):
+            say(f"{step.name}: done at this commit already (--force runs it again)")
+        else:
+            todo.append(step)
+    write_manifest(out, manifest)
+
+    failed: list[str] = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {}
+        for step in todo:
+            futures[pool.submit(run_step, step, mode, out)] = step
+        say(f"running {len(todo)} step(s), {args.jobs} at a time, into {out}")
+        for number, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            step = futures[future]
+            try:
+                entry = future.result()
+            except Exception as error:  # the runner itself failed (e.g. no python)
+                entry = {"status": "failed", "mode": mode, "reason": repr(error)}
+            steps_done[step.name] = entry
+            write_manifest(out, manifest)
+            line = f"[{number}/{len(todo)}] {step.name}: {entry['status']}"
+            if "wall_s" in entry:
+                line += f" in {entry['wall_s']:.1f} s wall, {entry['cpu_s']:.1f} s CPU"
+            if entry["status"] != "ok":
+                failed.append(step.name)
+                line += f" ({entry.get('reason', '')[-300:]})"
+            say(line)
+    for name in (step.name for step in chosen):
+        if steps_done.get(name, {}).get("status") in ("failed", "missing") and name not in failed:
+            failed.append(name)  # failed in an earlier run and not rerun
+    say(
+        f"{len(chosen) - len(failed)} of {len(chosen)} step(s) not failed; manifest {out / MANIFEST}"
+        + (f"; failed: {', '.join(failed)}" if failed else "")
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""experiments/run_all.py: the runner of every experiment (python -m experiments)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_run_all():
+    spec = importlib.util.spec_from_file_location(
+        "run_all_under_test", ROOT / "experiments" / "run_all.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look the module up while building Step
+    spec.loader.exec_module(module)
+    return module
+
+
+run_all = _load_run_all()
+
+
+def _script(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(body)
+    return str(path)
+
+
+def test_quick_real_step_manifest_and_resume(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    lines: list[str] = []
+    code = run_all.main(["--quick", "--only", "bench_kripke", "--out", str(out)], log=lines.append)
+    assert code == 0, lines
+    manifest = json.loads((out / "manifest.json").read_text())
+    entry = manifest["steps"]["bench_kripke"]
+    assert entry["status"] == "ok" and entry["returncode"] == 0
+    assert "experiments/bench_kripke.py --muddy 4 6" in entry["command"]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    assert entry["commit"] == head.stdout.strip()
+    assert isinstance(entry["dirty"], bool)
+    assert entry["machine"]["cores"] >= 1 and entry["machine"]["python"].count(".") == 2
+    assert len(entry["load_before"]) == 3 and len(entry["load_after"]) == 3
+    assert entry["wall_s"] > 0 and entry["cpu_s"] > 0
+    # the step's own output: muddy children for n = 4 and 6
+    text = (out / "bench_kripke.txt").read_text()
+    assert "n =  4" in text and "n =  6" in text and "n =  8" not in text
+    # resuming: done at this commit, so not run again (the file is left as it was)
+    (out / "bench_kripke.txt").write_text("kept")
+    lines.clear()
+    assert (
+        run_all.main(["--quick", "--only", "bench_kripke", "--out", str(out)], log=lines.append)
+        == 0
+    )
+    assert any("done at this commit already" in line for line in lines)
+    assert (out / "bench_kripke.txt").read_text() == "kept"
+    assert json.loads((out / "manifest.json").read_text())["steps"]["bench_kripke"] == entry
+
+
+def test_failing_step_reported_others_run_and_force(tmp_path: Path) -> None:
+    good = _script(
+        tmp_path,
+        "good",
+        "import sys, pathlib\nprint('hello', sys.argv[1:])\n"
+        "pathlib.Path(sys.argv[2]).write_text('a,b\\n1,2\\n')\n",
+    )
+    bad = _script(
+        tmp_path, "bad", "import sys\nprint('about to fail')\nsys.exit('broken on purpose')\n"
+    )
+    lazy = _script(tmp_path, "lazy", "print('wrote nothing')\n")
+    steps = [
+        run_all.Step("bad", bad, ("--n", "1"), None),
+        run_all.Step("good", good, ("--out", "{dir}/t.csv"), None, outputs=("t.csv",)),
+        run_all.Step("lazy", lazy, (), None, outputs=("never.csv",)),
+        run_all.Step("extra", good, ("x",), None, needs=("no_such_module_kwartet_xyz",)),
+        run_all.Step("fullonly", good, None, ("x",), skip="full only"),
+    ]
+    out = tmp_path / "out"
+    lines: list[str] = []
+    code = run_all.main(
+        ["--quick", "--jobs", "2", "--out", str(out)], steps=steps, log=lines.append
+    )
+    assert code == 1
+    got = json.loads((out / "manifest.json").read_text())["steps"]
+    assert got["bad"]["status"] == "failed" and got["bad"]["returncode"] == 1
+    assert "broken on purpose" in got["bad"]["reason"]
+    assert (out / "bad.txt").read_text() == "about to fail\n"
+    assert got["good"]["status"] == "ok"
+    assert (out / "good" / "t.csv").read_text() == "a,b\n1,2\n"
+    assert str(out / "good" / "t.csv") in (out / "good.txt").read_text()
+    assert got["lazy"]["status"] == "missing" and "never.csv" in got["lazy"]["reason"]
+    assert (
+        got["extra"]["status"] == "skipped"
+        and "no_such_module_kwartet_xyz" in got["extra"]["reason"]
+    )
+    assert got["fullonly"] == {"status": "skipped", "mode": "quick", "reason": "full only"}
+    # a second run reruns the failures but not the step that succeeded, unless --force
+    lines.clear()
+    assert run_all.main(["--quick", "--out", str(out)], steps=steps, log=lines.append) == 1
+    assert any(line.startswith("good: done") for line in lines)
+    assert any("] bad: failed" in line for line in lines)
+    lines.clear()
+    run_all.main(
+        ["--quick", "--force", "--only", "good", "--out", str(out)], steps=steps, log=lines.append
+    )
+    assert any("] good: ok" in line for line in lines)
+
+
+def test_bad_options_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        run_all.main(["--quick", "--only", "no_such_step", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        run_all.main(["--quick", "--scheduler", "tcp://x:8786", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        run_all.main(["--quick", "--jobs", "0", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):  # a mode is required
+        run_all.main(["--out", str(tmp_path)])
+    assert not (tmp_path / "manifest.json").exists()
+
+
+def test_registry_scripts_exist_and_python_dash_m_lists_them() -> None:
+    for step in run_all.STEPS:
+        assert (ROOT / step.script).is_file(), step.script
+        assert step.quick is not None or step.skip, step.name
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments", "--list"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = [line.split()[0] for line in done.stderr.splitlines()]
+    assert listed == [step.name for step in run_all.STEPS]

@@ -14,12 +14,15 @@ status is 1 if any step failed.  In the output folder (``--out``, default
   the tree had uncommitted changes), the machine (platform, cores, python), the load
   average before and after, the wall and CPU seconds (``cpu_s``: the larger of the
   step's and every process it waited for, and of the sum over the step's process tree
-  sampled every quarter second with psutil, which catches forkserver workers), the exit code and the status: ``ok``, ``failed``, ``skipped`` (with the
-  reason, e.g. an optional extra missing) or ``missing`` (it ran but a file it should
-  write is not there, which counts as a failure).
+  sampled every quarter second with psutil, which catches forkserver workers), the exit
+  code and the status: ``ok``, ``failed``, ``skipped`` (with the reason, e.g. an optional
+  extra missing) or ``missing`` (it ran but a file it should write is not there, which
+  counts as a failure).
 
 A run resumes: a step whose manifest entry is ``ok`` at the same commit is not run again
-(``--force`` runs it anyway).  ``--only a,b`` runs only those steps, ``--jobs N`` runs up
+(``--force`` runs it anyway; the scripts that resume from their own CSV files,
+``strength`` and ``exact_vs_facts``, then go on from what ``<out>/<step>/`` holds: remove
+that folder for a fresh run).  ``--only a,b`` runs only those steps, ``--jobs N`` runs up
 to N steps at a time (each a subprocess; the full steps already use both cores of a
 small machine with their own ``--jobs 2``, so ``--jobs 1`` is the default), and one line
 per step on standard error shows the progress.  ``--scheduler`` (dask) is not done yet and
@@ -119,7 +122,8 @@ STEPS: tuple[Step, ...] = (
     Step("exact_vs_facts", "experiments/exact_vs_facts.py",
          _s("--quick", "--out", "{dir}"),
          _s("--games", "3000", "--jobs", "2", "--out", "{dir}", "--progress"),
-         outputs=("exact_vs_facts.csv", "exact_vs_facts_by_turn.csv", "exact_vs_facts.txt")),
+         outputs=("exact_vs_facts.csv", "exact_vs_facts_by_turn.csv", "exact_vs_facts.txt",
+                  "exact_vs_facts.png")),
     Step("invariants", "experiments/invariants.py",
          _s("--games", "20", "--presets", "publisher,fish"), _s("--jobs", "2")),
     Step("openspiel_match", "experiments/openspiel_match.py",
@@ -129,7 +133,7 @@ STEPS: tuple[Step, ...] = (
     Step("rl_baseline", "experiments/rl_baseline.py",
          # the saved table merges six runs (--merge); this is the first one's settings
          _s("--quick", "--out", "{dir}"), _s("--timesteps", "30000", "--points", "7", "--out", "{dir}"),
-         outputs=("rl_baseline.csv",), needs=("sb3_contrib", "torch")),
+         outputs=("rl_baseline.csv", "rl_baseline.png"), needs=("sb3_contrib", "torch")),
     Step("strength", "experiments/strength.py",
          _s("--games", "8", "--jobs", "1", "--out", "{dir}"),
          _s("--jobs", "2", "--out", "{dir}"),
@@ -392,11 +396,13 @@ def main(
                 failed.append(step.name)
                 line += f" ({entry.get('reason', '')[-300:]})"
             say(line)
-    for name in (step.name for step in chosen):
-        if steps_done.get(name, {}).get("status") in ("failed", "missing") and name not in failed:
-            failed.append(name)  # failed in an earlier run and not rerun
+    counts: dict[str, int] = {}
+    for step in chosen:
+        status = steps_done.get(step.name, {}).get("status", "?")
+        counts[status] = counts.get(status, 0) + 1
+    tally = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
     say(
-        f"{len(chosen) - len(failed)} of {len(chosen)} step(s) not failed; manifest {out / MANIFEST}"
+        f"{len(chosen)} step(s): {tally}; manifest {out / MANIFEST}"
         + (f"; failed: {', '.join(failed)}" if failed else "")
     )
     return 1 if failed else 0

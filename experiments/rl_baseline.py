@@ -372,10 +372,12 @@ def figure(results: Sequence[Result], path: Path) -> None:
     for ax in axes.flat:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             legend.setdefault(label, handle)
-    fig.legend(legend.values(), legend.keys(), loc="lower center", ncol=3, fontsize=8,
-               frameon=False)  # fmt: skip
-    fig.tight_layout(rect=(0, 0.015 + 0.022 * math.ceil(len(legend) / 3), 1, 1))
-    fig.savefig(path, dpi=130)
+    # One legend below the panels: three columns fit under two panels, one under one.
+    # (the saved figure grows to hold it).
+    fig.tight_layout()
+    fig.legend(legend.values(), legend.keys(), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=3 if len(opponents) > 1 else 1, fontsize=8, frameon=False)  # fmt: skip
+    fig.savefig(path, dpi=130, bbox_inches="tight")
     plt.close(fig)
 
 

@@ -176,3 +176,31 @@ def test_the_invariant_names_are_the_documented_ones() -> None:
     )  # fmt: skip
     with pytest.raises(kw.KwartetError):
         InvariantChecker(_game(), deep="some")
+
+
+def test_a_live_state_of_memory_kwartet_follows_a_turn_passing_on() -> None:
+    # Found by the 20,000-game invariants run (publisher with memory_cards=1, game 1569):
+    # a state following the live game kept its counts when only the mover changed,
+    # though "the mover can ask" is then a new constraint.  The live state must count
+    # as a fresh one (checked against brute force elsewhere) after every action.
+    from kwartet_epistemic.invariants import SMALL_SIZES, play_random_action
+
+    number = 1569
+    families, players, cards_each = SMALL_SIZES["publisher"][number % len(SMALL_SIZES["publisher"])]
+    extra: dict[str, object] = {"memory_cards": 1}
+    if cards_each:
+        extra["cards_each"] = cards_each
+    rules = kw.RuleSet.preset("publisher").replace(**extra)
+    deck = kw.Deck.piquet(families=families)
+    seats = list("ABCDEF"[:players])
+    game = kw.Game.deal(deck, seats, seed=number, rules=rules)
+    live = kw.knowledge(game)
+    rng = np.random.default_rng(number)
+    for _ in range(12):
+        fresh = kw.knowledge(game)
+        assert live.count_worlds() == fresh.count_worlds()
+        for p in game.players:
+            assert live.count_worlds(p) == fresh.count_worlds(p)
+        if game.is_over:
+            break
+        play_random_action(game, rng)

@@ -236,6 +236,12 @@ class PublicHistory:
 
     def _take(self, event: Event) -> None:
         kind = type(event)
+        if self.rules.memory_cards and not self.rules.bluffing:
+            # Memory Kwartet: the mover can ask (stuck_facts), read against the latest
+            # state, so every event can change the worlds even where no constraint of
+            # the programme changes: the version changes with it, renewing every cache
+            # keyed by it (an earlier mover's answer was kept after a turn passed).
+            self.version += 1
         after_refusal, self._after_refusal = self._after_refusal, False
         if self._turning is not None:
             # A card was turned over by a player who could ask just before: their ask

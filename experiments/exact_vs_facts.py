@@ -88,6 +88,10 @@ from kwartet_epistemic.agents.knowledge import ExactKnowledge, FactKnowledge
 from kwartet_epistemic.epistemics.explain import HAND_SIZES, _facts_of, facts_force
 from kwartet_epistemic.tournament import arrangements
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _latex  # noqa: E402
+
 SEATS = ("A", "B", "C", "D")
 AGENTS = ("knowledge", "knowledge", "knowledge:facts", "knowledge:facts")
 SEATINGS = arrangements(AGENTS)
@@ -558,6 +562,7 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
     )
     figure(table, out / "exact_vs_facts.png", len(done), numbers["all"]["categories"])
     asks = sorted(int(g["asks"]) for g in done.values())
+    write_latex(out, len(done), asks, numbers, per_category)
     lines = [
         f"exact_vs_facts: {len(done)} games (4 players, 32 cards, publisher rules; "
         f"seat-rotated {', '.join(sorted(next(iter(done.values()))['seating']))}); asks per game: median {asks[len(asks) // 2]}, "
@@ -609,6 +614,44 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
     (out / "exact_vs_facts.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return {"games": len(done), **numbers, "categories": per_category, "meta": meta}
+
+
+LATEX_CATEGORIES = {"family": "Family", "full hand": "FullHand", "pigeonhole": "Pigeonhole",
+                    "rule": "Rule", "counting": "Counting"}  # fmt: skip
+
+
+def write_latex(out: Path, games: int, asks: Sequence[int], numbers: dict[str, Any],
+                per_category: dict[str, dict[str, Any]]) -> Path:  # fmt: skip
+    """``exact_vs_facts_numbers.tex``: the paper's macros (``\\kwExact...``): games, asks
+    per game, per part (``All``, ``Late`` = after 30 asks) the located shares, the % more
+    with its 95% interval and each category's share of the extra card-turns (in %), and
+    per category the extra locations (episodes) and games with one."""
+    macros: dict[str, str] = {
+        "kwExactGames": _latex.fmt(games, 0),
+        "kwExactAsksMedian": _latex.fmt(asks[len(asks) // 2], 0),
+        "kwExactAsksMin": _latex.fmt(asks[0], 0),
+        "kwExactAsksMax": _latex.fmt(asks[-1], 0),
+        "kwExactLateAfter": "30",
+    }
+    for part, name in (("all", "All"), ("after_30", "Late")):
+        values = numbers[part]
+        macros[f"kwExact{name}Rows"] = _latex.fmt(values["rows"], 0)
+        macros[f"kwExact{name}ExactShare"] = _latex.fmt(values["exact_share"], 3)
+        macros[f"kwExact{name}FactsShare"] = _latex.fmt(values["facts_share"], 3)
+        macros[f"kwExact{name}More"] = _latex.fmt(values["more_pct"], 1)
+        low, high = values["more_pct_95"]
+        macros[f"kwExact{name}MoreCI"] = _latex.interval(low, high, 1)
+        for c, cname in LATEX_CATEGORIES.items():
+            macros[f"kwExact{name}Cat{cname}"] = _latex.fmt(100 * values["categories"][c], 1)
+    total = sum(v["episodes"] for v in per_category.values())
+    macros["kwExactEpisodes"] = _latex.fmt(total, 0)
+    for c, cname in LATEX_CATEGORIES.items():
+        v = per_category[c]
+        macros[f"kwExactEpisodes{cname}"] = _latex.fmt(v["episodes"], 0)
+        macros[f"kwExactEpisodeGames{cname}"] = _latex.fmt(v["games"], 0)
+    return _latex.write_numbers(
+        out / "exact_vs_facts_numbers.tex", "experiments/exact_vs_facts.py", macros
+    )
 
 
 def build_catalogue(
@@ -720,6 +763,7 @@ def figure(
     )
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+    fig.savefig(path.with_suffix(".pdf"))
     plt.close(fig)
 
 
@@ -768,8 +812,32 @@ def compare(folders: Sequence[Path], out: Path) -> list[dict[str, Any]]:
                 f"{row[f'{part}_facts_share']:.3f}; categories {shares}"
             )
     (out / "exact_vs_facts_agents.txt").write_text("\n".join(lines) + "\n")
+    agents_table(table, out)
     print("\n".join(lines))
     return table
+
+
+def agents_table(table: Sequence[dict[str, Any]], out: Path) -> Path:
+    """``exact_vs_facts_agents_table.tex``: the comparison's rows (as :func:`compare` makes
+    them, or as read back from ``exact_vs_facts_agents.csv``) as a booktabs table body."""
+    return _latex.write_table(
+        out / "exact_vs_facts_agents_table.tex",
+        "experiments/exact_vs_facts.py --compare",
+        ["agents", "games", "\\% more", "95\\% interval", "after 30 asks", "95\\% interval"],
+        [
+            [
+                _latex.escape(str(row["agents"])),
+                _latex.fmt(int(row["games"]), 0),
+                _latex.fmt(float(row["all_more_pct"]), 1),
+                _latex.interval(float(row["all_more_low"]), float(row["all_more_high"]), 1),
+                _latex.fmt(float(row["after_30_more_pct"]), 1),
+                _latex.interval(
+                    float(row["after_30_more_low"]), float(row["after_30_more_high"]), 1
+                ),
+            ]
+            for row in table
+        ],
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -791,7 +859,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         metavar="DIR",
         help="only tabulate finished runs (one folder per set of agents) into --out",
     )
+    parser.add_argument(
+        "--agents-table",
+        metavar="CSV",
+        help="only write exact_vs_facts_agents_table.tex into --out from a saved "
+        "exact_vs_facts_agents.csv",
+    )
     args = parser.parse_args(argv)
+    if args.agents_table:
+        with open(args.agents_table, newline="") as handle:
+            saved = list(csv.DictReader(handle))
+        return {"table": str(agents_table(saved, Path(args.out)))}
     if args.compare:
         return {"agents": compare([Path(f) for f in args.compare], Path(args.out))}
     agents = tuple(a.strip() for a in args.agents.split(","))

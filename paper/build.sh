@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Build paper/paper.pdf from paper.tex with latexmk (issue 14).
+#
+#   paper/build.sh            # install TeX when latexmk is missing, then build
+#   paper/build.sh --clean    # remove the build products (latexmk -C)
+#
+# When latexmk is missing, installs Debian's texlive packages with apt-get (sudo only when
+# not root). The numbers, tables and figures the paper \inputs are in paper/measurements/,
+# written by the experiment scripts (python -m experiments --full); this script does not
+# rerun them.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(latexmk texlive-latex-recommended texlive-fonts-recommended poppler-utils)
+
+if ! command -v latexmk >/dev/null 2>&1 || ! command -v pdflatex >/dev/null 2>&1; then
+    echo "build.sh: latexmk or pdflatex missing; installing ${PACKAGES[*]}" >&2
+    if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo); fi
+    "${SUDO[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends \
+        "${PACKAGES[@]}"
+fi
+
+if [ "${1:-}" = "--clean" ]; then
+    latexmk -C paper.tex
+    exit 0
+fi
+
+latexmk -pdf -interaction=nonstopmode -halt-on-error paper.tex
+# latexmk stops on errors; warnings about references, citations and overfull boxes are
+# listed here so that a build that "works" but is broken does not go unnoticed.
+if grep -E "LaTeX Warning: (Reference|Citation).*undefined|There were undefined|Overfull" paper.log; then
+    echo "build.sh: warnings above (undefined references/citations or overfull boxes)" >&2
+    exit 1
+fi
+echo "build.sh: paper/paper.pdf built ($(pdfinfo paper.pdf 2>/dev/null | awk '/^Pages/ {print $2}') pages)"

@@ -14,17 +14,29 @@ the CSV rows, which are written as games finish, so an interrupted run resumes):
 "Beats" means a higher win share with the two 95% intervals apart.  The figures are
 printed as measured; nothing here is tuned to pass.
 
+Besides the CSV files, ``--out`` receives ``strength_numbers.tex`` (``\\kwStrength...``:
+per experiment ``One`` .. ``Five`` the games and each side's win share with its 95%
+interval, e.g. ``\\kwStrengthTwoFirstShare``) and ``strength_table.tex`` for the paper,
+for the experiments of this run (the others' CSVs resume in a second).
+
 Run: ``python experiments/strength.py [--games 2000] [--jobs 2] [--only 1,3] [--out DIR]``
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.tournament import arrangements
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _latex  # noqa: E402
+
+WORDS = {1: "One", 2: "Two", 3: "Three", 4: "Four", 5: "Five"}
 
 EXPERIMENTS = {
     1: ("knowledge vs three defensive:facts", ["knowledge", "defensive:facts", "defensive:facts", "defensive:facts"]),
@@ -55,6 +67,34 @@ def verdict(number: int, result: kw.TournamentResult) -> str:
     return f"{first.agent} {first.win_share:.3f} vs {second.agent} {second.win_share:.3f}: {state}"
 
 
+def latex_numbers(results: dict[int, kw.TournamentResult], folder: Path) -> None:
+    """Write ``strength_numbers.tex`` and ``strength_table.tex`` for ``results``."""
+    macros: dict[str, str] = {}
+    rows = []
+    for number, result in sorted(results.items()):
+        first, second = result.summary()[:2]
+        word = WORDS[number]
+        macros[f"kwStrength{word}Games"] = _latex.fmt(len(result.games), 0)
+        cells = [_latex.escape(EXPERIMENTS[number][0]), _latex.fmt(len(result.games), 0)]
+        for side, row in (("First", first), ("Second", second)):
+            macros[f"kwStrength{word}{side}Agent"] = _latex.escape(row.agent)
+            macros[f"kwStrength{word}{side}Share"] = _latex.fmt(row.win_share, 3)
+            macros[f"kwStrength{word}{side}CI"] = _latex.interval(*row.win_interval)
+            cells.append(
+                f"{_latex.escape(row.agent)} {_latex.fmt(row.win_share, 3)} "
+                f"{_latex.interval(*row.win_interval)}"
+            )
+        rows.append(cells)
+    _latex.write_numbers(folder / "strength_numbers.tex", "experiments/strength.py", macros)
+    _latex.write_table(
+        folder / "strength_table.tex",
+        "experiments/strength.py",
+        ["match", "games", "first agent: win share [95\\%]", "second agent"],
+        rows,
+        align="lrll",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
@@ -67,6 +107,7 @@ def main() -> None:
     chosen = [int(x) for x in args.only.split(",") if x.strip()] or list(EXPERIMENTS)
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
+    results: dict[int, kw.TournamentResult] = {}
     for number in chosen:
         title, agents = EXPERIMENTS[number]
         seatings = len(arrangements(agents))
@@ -84,6 +125,8 @@ def main() -> None:
         print(result.table())
         print(f"-> {verdict(number, result)}")
         print(flush=True)
+        results[number] = result
+        latex_numbers(results, folder)
 
 
 if __name__ == "__main__":

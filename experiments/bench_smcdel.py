@@ -1,7 +1,9 @@
 """This library's symbolic engine and SMCDEL 1.3.0 side by side, on the same machine.
 
-Three cases, each the work of one of the SMCDEL benchmark programs built by
-``/work/shared/tools/smcdel/build.sh`` (their sources are next to it):
+Four cases, each the work of one of the SMCDEL benchmark programs built by
+``/work/shared/tools/smcdel/build.sh`` (their sources are next to it; that of
+``DiningBench``, ``experiments/smcdel/DiningBench.hs``, is built by
+``experiments/scaling.py`` next to them):
 
 - muddy children, n = 10, 20, 40, all muddy (``MuddyBench seq-cac N``): build the
   structure (all 2**n states), announce the father, announce "nobody knows whether they
@@ -9,6 +11,11 @@ Three cases, each the work of one of the SMCDEL benchmark programs built by
   then check at the actual state that every child knows it is muddy.  Our side makes a
   fresh BDD manager inside the timed region; SMCDEL's CacBDD manager is global and made
   in a warm-up before its timer starts.
+- dining cryptographers, n = 10, 40 (``DiningBench N``): SMCDEL's own structure
+  (``genDcKnsInit``: the NSA or one of n paid, a coin per pair) and the formula of its
+  ``bench/diningcrypto.hs``, checked valid: after the announcement whether the XOR of
+  the announced bits holds, if 1 did not pay, 1 knows nobody paid or knows another did
+  without knowing who.  Both sides build the structure inside the timed region.
 - Russian cards (``RussianBench safe``): among the 1,290 lists of 5, 6 or 7 hands that
   pairwise share at most one card, those that are safe and informative at the deal
   012|345|6 (102), each checked with SMCDEL's six formulas of ``checkSet``, stopping at
@@ -25,7 +32,7 @@ start-up included, is printed too.  The SMCDEL columns need its binaries in
 ``$SMCDEL_BENCH_DIR`` (default ``$ROOT/bench``, ``ROOT=/tmp/smcdel``); without them only
 our side runs, with a note.
 
-Run:  python experiments/bench_smcdel.py [--repeat 7] [--sizes 10 20 40]
+Run:  python experiments/bench_smcdel.py [--repeat 7] [--sizes 10 20 40] [--dining 10 40]
 """
 
 from __future__ import annotations
@@ -205,6 +212,71 @@ def kwartet_deal() -> tuple[bool, float]:
     return bool(ok), seconds
 
 
+def _xor(formulas: Sequence[Any]) -> Any:
+    """SMCDEL's ``Xor``: true when an odd number of the formulas are (a chain of <->)."""
+    from kwartet_epistemic.logic import Bottom, Iff, Not
+
+    result = formulas[0] if formulas else Bottom()
+    for formula in formulas[1:]:
+        result = Not(Iff(result, formula))
+    return result
+
+
+def dining_structure(n: int) -> tuple[Any, dict[int, list[str]]]:
+    """SMCDEL's ``genDcKnsInit n``: atoms p0 (the NSA paid), p1..pn (cryptographer i
+    paid) and one shared coin per pair; the law "exactly one of p0..pn"; cryptographer i
+    observes p_i and the n - 1 coins it shares.  Also each agent's observed atoms.
+
+    >>> structure, seen = dining_structure(3)
+    >>> structure.count_states(), seen[1]
+    (32, ['p1', 'c1_2', 'c1_3'])
+    """
+    from kwartet_epistemic.logic import Atom, Not, conjunction, disjunction
+    from kwartet_epistemic.symbolic import KnowledgeStructure
+
+    paid = [f"p{i}" for i in range(n + 1)]
+    coins = {(k, m): f"c{k}_{m}" for k in range(1, n + 1) for m in range(k + 1, n + 1)}
+    someone = disjunction(Atom(p) for p in paid)
+    not_two = conjunction(
+        Not(Atom(paid[x]) & Atom(paid[y])) for x in range(n + 1) for y in range(x + 1, n + 1)
+    )
+    seen = {
+        i: [paid[i]] + [name for pair, name in coins.items() if i in pair] for i in range(1, n + 1)
+    }
+    structure = KnowledgeStructure(
+        [*paid, *coins.values()],
+        someone & not_two,
+        {str(i): atoms for i, atoms in seen.items()},
+        backend="cudd",
+    )
+    return structure, seen
+
+
+def dining_cryptographers(n: int) -> bool:
+    """SMCDEL's ``benchDcValid n`` (its bench/diningcrypto.hs): valid that after the
+    announcement whether the XOR of everyone's announced bit holds, if cryptographer 1
+    did not pay, 1 knows that nobody paid or knows that another did without knowing who.
+
+    >>> dining_cryptographers(4)
+    True
+    """
+    from kwartet_epistemic.logic import Announce, Atom, Implies, K, Not, conjunction, disjunction
+
+    structure, seen = dining_structure(n)
+    bits = _xor([_xor([Atom(a) for a in seen[i]]) for i in range(1, n + 1)])
+    goal = Implies(
+        Not(Atom("p1")),
+        K("1", conjunction(Not(Atom(f"p{k}")) for k in range(1, n + 1)))
+        | (
+            K("1", disjunction(Atom(f"p{k}") for k in range(2, n + 1)))
+            & conjunction(Not(K("1", Atom(f"p{k}"))) for k in range(2, n + 1))
+        ),
+    )
+    # SMCDEL's PubAnnounceW: announce whichever of the formula and its negation is true.
+    whether = Implies(bits, Announce(bits, goal)) & Implies(Not(bits), Announce(Not(bits), goal))
+    return structure.is_valid(whether)
+
+
 def warm_up() -> None:
     """Load the libraries and touch a BDD manager, as SMCDEL's programs do before timing."""
     from kwartet_epistemic.symbolic.backend import new_manager
@@ -224,6 +296,11 @@ def worker(case: str) -> dict[str, Any]:
         n = int(case.split("-", 1)[1])
         start = time.perf_counter()
         result = muddy_sequence(n)
+        return {"ok": result is True, "seconds": time.perf_counter() - start}
+    if case.startswith("dining-"):
+        n = int(case.split("-", 1)[1])
+        start = time.perf_counter()
+        result = dining_cryptographers(n)
         return {"ok": result is True, "seconds": time.perf_counter() - start}
     if case == "russian":
         safe, setup, seconds = russian_cards_safe()
@@ -247,6 +324,8 @@ def smcdel_dir() -> Path:
 def smcdel_command(bench: Path, case: str) -> list[str] | None:
     if case.startswith("muddy-"):
         program, args = "MuddyBench", ["seq-cac", case.split("-", 1)[1]]
+    elif case.startswith("dining-"):
+        program, args = "DiningBench", [case.split("-", 1)[1]]
     elif case == "russian":
         program, args = "RussianBench", ["safe"]
     else:
@@ -282,7 +361,7 @@ def run_smcdel(command: list[str], case: str) -> tuple[dict[str, float], float]:
             continue
         if line.startswith("russian setup"):
             figures["setup"] = float(found.group(1))
-        elif line.startswith(("muddy", "russian safe", "kwartet cac total")):
+        elif line.startswith(("muddy", "dining", "russian safe", "kwartet cac total")):
             figures["seconds"] = float(found.group(1))
     if "seconds" not in figures:
         raise SystemExit(f"no timing in SMCDEL's output for {case}:\n{done.stdout}")
@@ -316,6 +395,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40])
+    parser.add_argument("--dining", type=int, nargs="*", default=[10, 40], help="cryptographers")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker:
@@ -324,7 +404,8 @@ def main() -> None:
 
     import dd
 
-    cases = [f"muddy-{n}" for n in options.sizes] + ["russian", "kwartet"]
+    cases = [f"muddy-{n}" for n in options.sizes] + [f"dining-{n}" for n in options.dining]
+    cases += ["russian", "kwartet"]
     bench = smcdel_dir()
     commands = {case: smcdel_command(bench, case) for case in cases}
     have_smcdel = all(command is not None for command in commands.values())
@@ -389,7 +470,9 @@ def main() -> None:
         )
 
     for case in cases:
-        label = labels.get(case, f"muddy children n={case.split('-', 1)[-1]}")
+        kind, _, size = case.partition("-")
+        named = {"muddy": "muddy children n=", "dining": "dining cryptographers n="}
+        label = labels.get(case, f"{named.get(kind, kind)}{size}")
         row(label, [f["seconds"] for f in ours[case]], [f["seconds"] for f in theirs[case]], case)
         if case == "russian":
             row(

@@ -48,6 +48,7 @@ import argparse
 import csv
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -59,6 +60,10 @@ import numpy as np
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
 from kwartet_epistemic.env import KwartetGymEnv
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _latex  # noqa: E402
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "small": {"players": 3, "deck": kw.Deck.piquet(families=4)},
@@ -378,7 +383,67 @@ def figure(results: Sequence[Result], path: Path) -> None:
     fig.legend(legend.values(), legend.keys(), loc="upper center", bbox_to_anchor=(0.5, 0.0),
                ncol=3 if len(opponents) > 1 else 1, fontsize=8, frameon=False)  # fmt: skip
     fig.savefig(path, dpi=130, bbox_inches="tight")
+    fig.savefig(path.with_suffix(".pdf"), bbox_inches="tight")
     plt.close(fig)
+
+
+_WORDS = {"small": "Small", "full": "Full", "defensive:facts": "Defensive",
+          "knowledge": "Knowledge", "raw": "Raw", "random": "Random"}  # fmt: skip
+
+
+def latex_outputs(results: Sequence[Result], out: Path) -> None:
+    """``rl_baseline_numbers.tex`` and ``rl_baseline_table.tex`` for the paper.
+
+    One macro per final or reference row: ``\\kwRl`` + setting + opponents + (for the
+    learner) ``Ppo`` or ``PpoArgmax``, ``Quartets`` when trained on quartets, the
+    observation, ``Long`` for the longer of two training lengths and ``SeedOne`` for seed
+    1; (for a spec) the spec (``Equal`` when it is the opponents' own spec).  Each has
+    ``...Share`` and ``...CI``.  The table holds the sampled learner and the specs."""
+    rows = [r for r in results if r.kind != "curve"]
+    lengths = sorted({r.timesteps for r in rows if r.kind == "final"})
+    macros: dict[str, str] = {}
+    for r in rows:
+        parts = ["kwRl", _WORDS[r.setting], _WORDS[r.opponent]]
+        if r.kind == "final":
+            parts.append("PpoArgmax" if r.player.startswith("ppo-argmax") else "Ppo")
+            if r.player.endswith("[quartets]"):
+                parts.append("Quartets")
+            parts.append(_WORDS[r.observation])
+            if len(lengths) > 1 and r.timesteps == lengths[-1]:
+                parts.append("Long")
+            if r.seed:
+                parts.append(["", "SeedOne", "SeedTwo", "SeedThree"][r.seed])
+        else:
+            parts.append("Equal" if r.player == r.opponent else _WORDS[r.player])
+        name = "".join(parts)
+        if name + "Share" in macros:
+            raise ValueError(f"rl_baseline: two rows for the macro {name}Share")
+        macros[name + "Share"] = f"{r.win_share:.3f}"
+        macros[name + "CI"] = f"[{r.low:.3f}, {r.high:.3f}]"
+        if r.kind == "final":
+            macros[name + "Steps"] = _latex.fmt(r.timesteps, 0)
+    shown = [r for r in rows if r.kind == "reference" or not r.player.startswith("ppo-argmax")]
+    shown.sort(key=lambda r: (r.setting != "small", r.opponent, r.kind, r.player, r.observation,
+                              r.timesteps, r.seed))  # fmt: skip
+    _latex.write_numbers(out / "rl_baseline_numbers.tex", "experiments/rl_baseline.py", macros)
+    _latex.write_table(
+        out / "rl_baseline_table.tex",
+        "experiments/rl_baseline.py",
+        ["setting", "opponents", "player", "observation", "steps", "win share", "95\\%"],
+        [
+            [
+                r.setting,
+                _latex.escape(r.opponent),
+                _latex.escape(r.player if r.kind == "reference" else f"{r.player} (seed {r.seed})"),
+                r.observation if r.kind == "final" else "--",
+                _latex.fmt(r.timesteps, 0) if r.kind == "final" else "--",
+                _latex.fmt(r.win_share, 3),
+                f"[{r.low:.3f}, {r.high:.3f}]",
+            ]
+            for r in shown
+        ],
+        align="lllllrr",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> list[Result]:
@@ -414,6 +479,7 @@ def main(argv: Sequence[str] | None = None) -> list[Result]:
         merged = [row for path in args.merge for row in read_csv(Path(path))]
         write_csv(merged, out / "rl_baseline.csv")
         figure(merged, out / "rl_baseline.png")
+        latex_outputs(merged, out)
         heads = []
         for path in args.merge:  # each run's own header: date, time, load, settings
             text = Path(path).with_suffix(".txt")
@@ -432,6 +498,7 @@ def main(argv: Sequence[str] | None = None) -> list[Result]:
     results = run(args)
     write_csv(results, out / "rl_baseline.csv")
     figure(results, out / "rl_baseline.png")
+    latex_outputs(results, out)
     load = os.getloadavg()[0]
     text = (
         f"{time.strftime('%a %b %d %Y %H:%M UTC', time.gmtime())}, {time.time() - start:.0f} s "

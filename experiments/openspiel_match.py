@@ -15,7 +15,10 @@ continues (rows of other settings are refused).
 
 Run: ``nice -n 10 python experiments/openspiel_match.py --ms 100 --games 120 --jobs 2``
 (``--a``/``--b`` change the two specs; ``--ms`` is added to both as ``ms=M``, to ``--a``
-only with ``--b-as-is``, for a baseline such as ``random``).
+only with ``--b-as-is``, for a baseline such as ``random``).  Beside the CSV,
+``<csv stem>_numbers.tex`` holds the paper's macros ``\\kwOpenspiel<Label>...`` (``--label``,
+letters: ``A``/``B`` + ``Share``, ``CI``, ``Quartets``, ``CpuMs``, ``WallMs``; ``Diff``,
+``DiffCI``, ``Games``); rerun on a finished CSV it only summarises.
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ import numpy as np
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
 from kwartet_epistemic.tournament import arrangements
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _latex  # noqa: E402
 
 SEATS = "ABCD"
 COLUMNS = [
@@ -98,7 +105,12 @@ def interval(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def summary(rows: list[dict[str, str]], a: str, b: str) -> str:
+def summary(
+    rows: list[dict[str, str]], a: str, b: str, numbers: dict[str, str] | None = None
+) -> str:
+    """The printed table; ``numbers`` (if given) receives the TeX macros' values, keyed
+    ``A``/``B`` + ``Share``, ``CI``, ``Quartets``, ``CpuMs``, ``WallMs``, and ``Diff``,
+    ``DiffCI``, ``Games``."""
     lines = [f"{'agent':<34} win share  95% interval     quartets  ms/decision (CPU, wall)"]
     for spec, key in ((a, "a"), (b, "b")):
         wins = interval([share(r, spec) for r in rows])
@@ -112,12 +124,35 @@ def summary(rows: list[dict[str, str]], a: str, b: str) -> str:
             f"{spec:<34} {wins[0]:9.3f}  [{wins[1]:.3f}, {wins[2]:.3f}]  {np.mean(quartets):8.2f}"
             f"  {cpu:6.1f}, {wall:6.1f} over {decisions} decisions"
         )
+        if numbers is not None:
+            side = key.upper()
+            numbers[f"{side}Share"] = f"{wins[0]:.3f}"
+            numbers[f"{side}CI"] = f"[{wins[1]:.3f}, {wins[2]:.3f}]"
+            numbers[f"{side}Quartets"] = f"{np.mean(quartets):.2f}"
+            numbers[f"{side}CpuMs"] = f"{cpu:.1f}"
+            numbers[f"{side}WallMs"] = f"{wall:.1f}"
     difference = interval([share(r, a) - share(r, b) for r in rows])
     lines.append(
         f"{a} minus {b}: {difference[0]:+.3f} [{difference[1]:+.3f}, {difference[2]:+.3f}] "
         f"over {len(rows)} games (shares of the two sum to 0.5 in every game)"
     )
+    if numbers is not None:
+        numbers["Diff"] = f"{difference[0]:+.3f}"
+        numbers["DiffCI"] = f"[{difference[1]:+.3f}, {difference[2]:+.3f}]"
+        numbers["Games"] = str(len(rows))
     return "\n".join(lines)
+
+
+def write_numbers(rows: list[dict[str, str]], a: str, b: str, out: Path, label: str) -> Path:
+    """``<out stem>_numbers.tex``: the summary's numbers as ``\\kwOpenspiel<label>...``."""
+    numbers: dict[str, str] = {}
+    summary(rows, a, b, numbers)
+    prefix = "kwOpenspiel" + label[:1].upper() + label[1:]
+    return _latex.write_numbers(
+        out.with_name(out.stem + "_numbers.tex"),
+        "experiments/openspiel_match.py",
+        {prefix + k: v for k, v in numbers.items()},
+    )
 
 
 def main() -> None:
@@ -132,7 +167,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("openspiel_match.csv"))
+    parser.add_argument(
+        "--label", default="", help="letters naming this match in the TeX macros (e.g. Hundred)"
+    )
     args = parser.parse_args()
+    if args.label and not args.label.isalpha():
+        sys.exit(f"--label {args.label!r}: expected letters only (TeX macro names)")
     a, b = with_ms(args.a, args.ms), args.b if args.b_as_is else with_ms(args.b, args.ms)
     agents = [a, b, a, b]
     seatings = arrangements(agents)
@@ -152,6 +192,11 @@ def main() -> None:
                     sys.exit(f"{args.out}: holds another match (game {k}); choose another --out")
                 done[k] = row
     todo = [t for t in tasks if t[0] not in done]
+    if not todo:  # a finished match: summarise only
+        rows = [done[k] for k in sorted(done)]
+        write_numbers(rows, a, b, args.out, args.label)
+        print(summary(rows, a, b))
+        return
     print(f"command: {' '.join(sys.argv)}")
     print(f"{a} x2 vs {b} x2, {args.games} games ({len(done)} done), seed {args.seed}", flush=True)
     start = time.perf_counter()
@@ -169,6 +214,7 @@ def main() -> None:
                 if len(done) % 12 == 0:
                     print(f"  {len(done)} games, {time.perf_counter() - start:.0f} s", flush=True)
     rows = [done[k] for k in sorted(done)]
+    write_numbers(rows, a, b, args.out, args.label)
     print(summary(rows, a, b))
     print(f"{time.perf_counter() - start:.0f} s wall for {len(todo)} games; CSV: {args.out}")
 

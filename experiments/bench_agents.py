@@ -22,7 +22,12 @@ with the package in ``DIR`` (e.g. a git worktree of an older commit), in a subpr
 the same rounds, and prints the ratio.  ``--save`` writes the output to
 ``paper/measurements/bench_agents.txt``.
 
-Run: ``python experiments/bench_agents.py [--games 100] [--repeats 5] [--against DIR] [--save]``
+``--out DIR`` writes the figures as ``DIR/bench_agents_numbers.tex`` (``\\kwBenchAgents...``:
+games per CPU second per spec, search's median and p90 decision in CPU ms, the jobs=2
+speed-up).
+
+Run: ``python experiments/bench_agents.py [--games 100] [--repeats 5] [--against DIR] [--save]
+[--out DIR]``
 """
 
 from __future__ import annotations
@@ -46,7 +51,13 @@ import kwartet_epistemic as kw
 from kwartet_epistemic._files import atomic_write_text
 from kwartet_epistemic.agents import make_agent
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _latex  # noqa: E402
+
 PLAYERS = ("A", "B", "C", "D")
+_SPEC_WORDS = {"knowledge": "Knowledge", "higher_order": "HigherOrder",
+               "knowledge:facts": "KnowledgeFacts", "defensive:facts": "DefensiveFacts"}  # fmt: skip
 GAME_SPECS = ("knowledge", "higher_order", "knowledge:facts", "defensive:facts")
 TARGET_GAMES_PER_SECOND = {"knowledge": 200.0, "higher_order": 40.0}
 TARGET_SEARCH_MEDIAN_MS = 10.0
@@ -191,7 +202,9 @@ def _met(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace) -> dict[str, str]:
+    """Measure and print; returns the figures as TeX macros (name -> text)."""
+    numbers = {"kwBenchAgentsGames": str(args.games), "kwBenchAgentsRepeats": str(args.repeats)}
     print(
         f"Machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} at start; "
         f"package {Path(kw.__file__).parent}"
@@ -224,6 +237,8 @@ def run(args: argparse.Namespace) -> None:
         rows = ours[("games", spec)]
         speed, cpu = median(rows, "per_second"), median(rows, "per_cpu_second")
         line = f"   4 x {spec:<16} {speed:7.1f} games/s  ({cpu:7.1f} per CPU s)"
+        numbers[f"kwBenchAgents{_SPEC_WORDS[spec]}Cpu"] = _latex.fmt(cpu, 1)
+        numbers[f"kwBenchAgents{_SPEC_WORDS[spec]}Wall"] = _latex.fmt(speed, 1)
         if args.against:
             old = median(theirs[("games", spec)], "per_second")
             old_cpu = median(theirs[("games", spec)], "per_cpu_second")
@@ -251,6 +266,12 @@ def run(args: argparse.Namespace) -> None:
         return med, cpu
 
     med, cpu = search_line("new", rows)
+    numbers["kwBenchAgentsSearchPositions"] = _latex.fmt(rows[0]["positions"], 0)
+    numbers["kwBenchAgentsSearchSearched"] = _latex.fmt(rows[0]["searched"], 0)
+    numbers["kwBenchAgentsSearchGames"] = str(args.search_games)
+    numbers["kwBenchAgentsSearchMedianCpu"] = _latex.fmt(cpu, 1)
+    numbers["kwBenchAgentsSearchPninetyCpu"] = _latex.fmt(median(rows, "p90_cpu"), 1)
+    numbers["kwBenchAgentsSearchMedianAll"] = _latex.fmt(median(rows, "median_all"), 1)
     print(
         f"   target median <= {TARGET_SEARCH_MEDIAN_MS:.0f} ms: "
         f"{_met(med <= TARGET_SEARCH_MEDIAN_MS)} (wall-clock), "
@@ -272,12 +293,17 @@ def run(args: argparse.Namespace) -> None:
             times[jobs] = min(runs)
             print(f"   jobs={jobs}: {times[jobs]:6.2f} s (best of {args.repeats})")
         speedup = times[1] / times[2]
+        machine = machine_speedup()
+        numbers["kwBenchAgentsParallelGames"] = _latex.fmt(args.parallel_games, 0)
+        numbers["kwBenchAgentsSpeedup"] = _latex.fmt(speedup, 2)
+        numbers["kwBenchAgentsMachineSpeedup"] = _latex.fmt(machine, 2)
         print(
             f"   speed-up with jobs=2: {speedup:.2f}x (target >= {TARGET_SPEEDUP}: "
             f"{_met(speedup >= TARGET_SPEEDUP)}); plain CPU work in two processes gets "
-            f"{machine_speedup():.2f}x on this machine right now"
+            f"{machine:.2f}x on this machine right now"
         )
     print(f"Load average at the end: {os.getloadavg()[0]:.2f}")
+    return numbers
 
 
 def main() -> None:
@@ -290,6 +316,7 @@ def main() -> None:
     parser.add_argument("--parallel-games", type=int, default=400)
     parser.add_argument("--save", action="store_true", help=f"write the output to {OUTPUT}")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # one measurement, as JSON
+    parser.add_argument("--out", type=Path, help="folder for bench_agents_numbers.tex")
     args = parser.parse_args()
     if args.one:
         kind, spec, games, round_ = json.loads(args.one)
@@ -298,15 +325,19 @@ def main() -> None:
         print(json.dumps(measure(kind, spec, games, round_)))
         return
     if not args.save:
-        run(args)
-        return
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        run(args)
-    text = buffer.getvalue()
-    print(text, end="")
-    command = "python experiments/bench_agents.py " + " ".join(sys.argv[1:])
-    atomic_write_text(OUTPUT, f"$ {command}\n{text}")  # a stop leaves the old figures whole
+        numbers = run(args)
+    else:
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            numbers = run(args)
+        text = buffer.getvalue()
+        print(text, end="")
+        command = "python experiments/bench_agents.py " + " ".join(sys.argv[1:])
+        atomic_write_text(OUTPUT, f"$ {command}\n{text}")  # a stop leaves the old figures whole
+    if args.out:
+        _latex.write_numbers(
+            args.out / "bench_agents_numbers.tex", "experiments/bench_agents.py", numbers
+        )
 
 
 if __name__ == "__main__":

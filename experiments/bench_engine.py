@@ -23,7 +23,11 @@ wall-clock second and per CPU second (CPU time is the steadier figure when other
 shares the machine).  The load average is printed before and after.  To compare with older
 code, run this script with ``PYTHONPATH`` pointing at an older copy of the package.
 
-Run: ``python experiments/bench_engine.py [--games 2000] [--repeats 5]``
+With ``--out DIR``, ``DIR/bench_engine_numbers.tex`` holds the medians as
+``\\kwBenchEngine<Loop>Cpu`` / ``...Wall`` (``PublicApi``, ``RandomLegal``, ``Enumeration``)
+and the mean asks per game (``\\kwBenchEngineAsks``).
+
+Run: ``python experiments/bench_engine.py [--games 2000] [--repeats 5] [--out DIR]``
 """
 
 from __future__ import annotations
@@ -32,14 +36,25 @@ import argparse
 import os
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 import kwartet_epistemic as kw
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _latex  # noqa: E402
+
 PLAYERS = ["A", "B", "C", "D"]
+MACROS = {
+    "legal_asks() + ask()": "PublicApi",
+    "random_legal_ask() + play()": "RandomLegal",
+    "legal_asks() + play(), numpy": "Enumeration",
+}
 TARGETS = {
     "legal_asks() + ask()": 1500,  # games per second, issue 10
     "random_legal_ask() + play()": 1000,  # issue 2
@@ -113,6 +128,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path, help="folder for bench_engine_numbers.tex")
     args = parser.parse_args()
     print(f"kwartet_epistemic from {os.path.dirname(kw.__file__)}")
     print(
@@ -124,15 +140,24 @@ def main() -> None:
         for label, loop in LOOPS.items():
             runs[label].append(measure(loop, args.games))
     medians: dict[str, float] = {}
+    numbers = {"kwBenchEngineGames": _latex.fmt(args.games, 0),
+               "kwBenchEngineRepeats": str(args.repeats)}  # fmt: skip
     for label, results in runs.items():
         wall = statistics.median(r[0] for r in results)
         cpu = medians[label] = statistics.median(r[1] for r in results)
+        numbers[f"kwBenchEngine{MACROS[label]}Wall"] = _latex.fmt(round(wall), 0)
+        numbers[f"kwBenchEngine{MACROS[label]}Cpu"] = _latex.fmt(round(cpu), 0)
+        numbers.setdefault("kwBenchEngineAsks", _latex.fmt(results[0][2], 1))
         spread = ", ".join(f"{r[1]:.0f}" for r in results)
         print(
             f"  {label:30s} {wall:6.0f} games/s wall, {cpu:6.0f} per CPU second "
             f"(CPU runs: {spread}); mean {results[0][2]:.1f} asks per game"
         )
     print(f"Load average after: {load()}")
+    if args.out:
+        _latex.write_numbers(
+            args.out / "bench_engine_numbers.tex", "experiments/bench_engine.py", numbers
+        )
     for label, target in TARGETS.items():
         met = "met" if medians[label] >= target else "NOT met"
         print(f"Target: {label} at least {target} games per CPU second on one core: {met}.")

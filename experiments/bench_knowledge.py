@@ -15,6 +15,9 @@
    6 players: counts beyond 2^63 stay exact Python integers).
 5. The 16-card, 3-player deal (hands 6/5/5) on the counting and explicit engines.
 
+With ``--out DIR`` the figures the paper quotes go to ``DIR/bench_knowledge_numbers.tex``
+(``\\kwBenchKnowledge...``) and the grid to ``DIR/bench_knowledge_table.tex``.
+
 Times are the CPU time of this one process (``time.process_time``: on a shared machine
 wall-clock time also counts the moments another process had the core; on an idle core the
 two agree), with the wall-clock figures beside them; the load average is printed before
@@ -28,14 +31,25 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _latex  # noqa: E402
+
 NAMES = ["A", "B", "C", "D", "E", "F"]
+NUMBERS: dict[str, str] = {}
+"""The figures the paper quotes, as TeX (macro name -> text), filled as the parts run."""
+GRID: list[list[str]] = []
+_CARDS = {12: "Twelve", 20: "Twenty", 32: "ThirtyTwo", 40: "Forty", 52: "FiftyTwo"}
+_PLAYERS = {3: "Three", 4: "Four", 5: "Five", 6: "Six"}
 
 
 def _deck(cards: int) -> kw.Deck:
@@ -81,6 +95,14 @@ def _p90(times: list[float]) -> float:
 def report_games(cards: int, games: int, early_target: float, median_target: float) -> None:
     every, early, wall = full_games(cards, games)
     ms = 1000
+    name = f"kwBenchKnowledge{_CARDS[cards]}"
+    NUMBERS[name + "Games"] = str(games)
+    NUMBERS[name + "Events"] = _latex.fmt(len(every), 0)
+    NUMBERS[name + "Mean"] = _latex.fmt(ms * statistics.mean(every), 3)
+    NUMBERS[name + "Median"] = _latex.fmt(ms * statistics.median(every), 3)
+    NUMBERS[name + "Pninety"] = _latex.fmt(ms * _p90(every), 3)
+    NUMBERS[name + "Max"] = _latex.fmt(ms * max(every), 2)
+    NUMBERS[name + "EarlyMean"] = _latex.fmt(ms * statistics.mean(early), 3)
     print(
         f"  {cards} cards: {len(every)} events; whole game mean {ms * statistics.mean(every):.3f}"
         f" median {ms * statistics.median(every):.3f} p90 {ms * _p90(every):.3f}"
@@ -132,13 +154,22 @@ def report_grid(games: int, asks: int, target_ms: float) -> None:
     )
     print("  players " + "".join(f"{c:>16} cards" for c in sizes))
     overall = 0.0
+    NUMBERS["kwBenchKnowledgeGridGames"] = str(games)
+    NUMBERS["kwBenchKnowledgeGridAsks"] = str(asks)
+    GRID.clear()
+    GRID.append(["$p$"] + [f"{c} cards" for c in sizes])
     for players in (3, 4, 5, 6):
         cells = []
         for cards in sizes:
             deal, worst = grid_worst(players, cards, games, asks)
             overall = max(overall, worst if worst == worst else 0.0)
             cells.append(f"{1000 * worst:>11.2f} [{1000 * deal:6.2f}]")
+            if worst == worst:
+                key = f"kwBenchKnowledgeGrid{_PLAYERS[players]}{_CARDS[cards]}"
+                NUMBERS[key] = _latex.fmt(1000 * worst, 2)
+                NUMBERS[key + "Deal"] = _latex.fmt(1000 * deal, 2)
         print(f"  {players:>7} " + "".join(cells))
+        GRID.append([str(players)] + [c.strip().replace("nan [   nan]", "--") for c in cells])
     print(
         f"  worst of the grid {1000 * overall:.1f} ms (target <= {target_ms} ms): "
         + _verdict(1000 * overall <= target_ms)
@@ -192,6 +223,7 @@ def report_kernel(games: int) -> None:
         finally:
             counting.USE_KERNEL = True
     same = answers[True] == answers[False]
+    NUMBERS["kwBenchKnowledgeKernelSpeedup"] = _latex.fmt(timings[False] / timings[True], 1)
     print(
         f"  32 cards, 4 players, events 1-20 of {games} games, all players' exact counts:"
         f" kernel {timings[True]:.3f} s, NumPy path {timings[False]:.3f} s"
@@ -223,7 +255,12 @@ def engines_on_16_cards() -> None:
             k.location_probabilities(p)
         timings[engine] = time.perf_counter() - start
         print(f"  16 cards, 3 players, 6/5/5, {engine}: worlds {counts}, {timings[engine]:.4f} s")
+        NUMBERS[f"kwBenchKnowledgeSixteen{engine.capitalize()}S"] = _latex.fmt(timings[engine], 4)
     print(f"  explicit / counting time ratio: {timings['explicit'] / timings['counting']:.0f}x")
+    NUMBERS["kwBenchKnowledgeSixteenWorlds"] = _latex.fmt(counts[0], 0)
+    NUMBERS["kwBenchKnowledgeSixteenRatio"] = _latex.fmt(
+        timings["explicit"] / timings["counting"], 0
+    )
 
 
 def _verdict(ok: bool) -> str:
@@ -249,6 +286,7 @@ def main() -> None:
     parser.add_argument("--grid-games", type=int, default=2)
     parser.add_argument("--grid-asks", type=int, default=30)
     parser.add_argument("--quick", action="store_true", help="small sizes (CI smoke run)")
+    parser.add_argument("--out", type=Path, help="folder for the TeX numbers and grid table")
     args = parser.parse_args()
     if args.quick:
         args.games, args.grid_games, args.grid_asks = 2, 1, 5
@@ -268,6 +306,14 @@ def main() -> None:
     print("5. The counting and explicit engines on the 16-card deal")
     engines_on_16_cards()
     print(f"load at the end {_load()}")
+    if args.out:
+        _latex.write_numbers(
+            args.out / "bench_knowledge_numbers.tex", "experiments/bench_knowledge.py", NUMBERS
+        )
+        header, *rows = GRID
+        _latex.write_table(
+            args.out / "bench_knowledge_table.tex", "experiments/bench_knowledge.py", header, rows
+        )
 
 
 if __name__ == "__main__":

@@ -397,6 +397,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40])
     parser.add_argument("--dining", type=int, nargs="*", default=[10, 40], help="cryptographers")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--out", type=Path, help="folder for bench_smcdel_numbers.tex and bench_smcdel_table.tex"
+    )
     options = parser.parse_args()
     if options.worker:
         print(json.dumps(worker(options.worker)))
@@ -456,8 +459,29 @@ def main() -> None:
     print(head + f"   {'wall ours':>9} {'wall SMCDEL':>11}")
     print("-" * (len(head) + 24))
 
+    numbers: dict[str, str] = {"kwBenchSmcdelRepeats": str(options.repeat)}
+    table: list[list[str]] = []
+    words = {"muddy": "Muddy", "dining": "Dining", "russian": "Russian", "kwartet": "Kwartet"}
+    sizes = {"10": "Ten", "20": "Twenty", "40": "Forty", "4": "Four", "6": "Six"}
+
     def row(label: str, ours_s: list[float], theirs_s: list[float], case: str) -> None:
         mine, other = median(ours_s), median(theirs_s)
+        kind, _, size = case.partition("-")
+        key = "kwBenchSmcdel" + words.get(kind, "Case") + sizes.get(size, "")
+        if label.startswith("  (setup"):
+            key += "Setup"
+        numbers[key + "Ours"] = f"{mine:.4f}"
+        if theirs_s:
+            numbers[key + "Smcdel"] = f"{other:.4f}"
+            numbers[key + "Paired"] = (
+                f"{median([t / o for o, t in zip(ours_s, theirs_s, strict=True)]):.1f}"
+            )
+        table.append([
+            _latex_escape(label.strip()),
+            f"{mine:.4f}",
+            f"{other:.4f}" if theirs_s else "--",
+            numbers.get(key + "Paired", "--"),
+        ])  # fmt: skip
         ratio = f"{other / mine:.1f}x" if theirs_s else "-"
         # The median of the ratios within each repeat (the two runs next to each other).
         ratios = [t / o for o, t in zip(ours_s, theirs_s, strict=True)] if theirs_s else []
@@ -487,6 +511,24 @@ def main() -> None:
         if theirs[case]:
             print(f"  {'':<10} SMCDEL " + " ".join(f"{f['seconds']:.4f}" for f in theirs[case]))
     print(f"\n# load average (1, 5, 15 min) at end: {load_average()}")
+    if options.out:
+        sys.path.insert(0, str(HERE.parent))
+        import _latex
+
+        _latex.write_numbers(
+            options.out / "bench_smcdel_numbers.tex", "experiments/bench_smcdel.py", numbers
+        )
+        _latex.write_table(
+            options.out / "bench_smcdel_table.tex",
+            "experiments/bench_smcdel.py",
+            ["case", "ours (s)", "SMCDEL CacBDD (s)", "SMCDEL / ours"],
+            table,
+        )
+
+
+def _latex_escape(text: str) -> str:
+    """The label for a TeX table cell (the helper module is imported only with --out)."""
+    return "".join("\\" + ch if ch in "&%$#_{}" else ch for ch in text)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,10 @@ repeats, the load average, and whether the 0.3 s targets are met.  ``--against D
 runs the same figures with the code in DIR (a worktree of an older commit) in a
 subprocess, in the same run, for comparison.
 
-Run:  python experiments/bench_symbolic.py [--sizes 10 20 40] [--repeat 3]
+``--out DIR`` also writes ``DIR/bench_symbolic_numbers.tex`` (``\\kwBenchSymbolic...``: the
+CUDD muddy-children times per n, Russian cards, the Kwartet medians).
+
+Run:  python experiments/bench_symbolic.py [--sizes 10 20 40] [--repeat 3] [--out DIR]
       python experiments/bench_symbolic.py --kwartet-only --repeat 5 --against /tmp/old
 """
 
@@ -42,6 +45,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from itertools import combinations
+from pathlib import Path
 
 import dd
 import numpy as np
@@ -63,6 +67,19 @@ from kwartet_epistemic.symbolic import (
     russian_cards_deal,
     russian_cards_structure,
 )
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _latex  # noqa: E402
+
+NUMBERS: dict[str, str] = {}
+"""The figures for the paper (macro name -> TeX), filled as the parts run."""
+_N_WORDS = {4: "Four", 6: "Six", 8: "Eight", 10: "Ten", 12: "Twelve", 16: "Sixteen",
+            20: "Twenty", 30: "Thirty", 40: "Forty"}  # fmt: skip
+_TASK_WORDS = {f"0 asks: {'C_{A,B,C,D} ~has(B, 7S)'}": "DealCommon",
+               "0 asks: K_A K_B has(P, c), 128 pairs": "DealSweep",
+               f"20 asks: {'C_{A,B,C,D} ~has(B, 7S)'}": "LateCommon",
+               "20 asks: K_A K_B has(P, c), 128 pairs": "LateSweep"}  # fmt: skip
 
 EVERYONE = ("Alice", "Bob", "Cath")
 SAFE_HANDS = [(0, 1, 2), (0, 3, 4), (0, 5, 6), (1, 3, 5), (2, 4, 6)]
@@ -216,6 +233,11 @@ def kwartet_figures(repeat: int, against: str | None) -> None:
             line += f" {statistics.median(old[task]):>11.3f} {max(old[task]):>8.3f}"
         met = statistics.median(times) <= KWARTET_TARGET
         print(line + ("  met" if met else "  not met"))
+        if task in _TASK_WORDS:
+            NUMBERS[f"kwBenchSymbolicKwartet{_TASK_WORDS[task]}"] = _latex.fmt(
+                statistics.median(times), 3
+            )
+    NUMBERS["kwBenchSymbolicKwartetRepeats"] = str(repeat)
 
 
 def main() -> None:
@@ -231,7 +253,19 @@ def main() -> None:
     parser.add_argument("--skip-kwartet", action="store_true")
     parser.add_argument("--against", help="also time the Kwartet tasks with the code in this dir")
     parser.add_argument("--kwartet-json", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help="folder for bench_symbolic_numbers.tex")
     options = parser.parse_args()
+    try:
+        run(options)
+    finally:
+        if options.out and NUMBERS:
+            _latex.write_numbers(
+                options.out / "bench_symbolic_numbers.tex", "experiments/bench_symbolic.py", NUMBERS
+            )
+
+
+def run(options: argparse.Namespace) -> None:
+    """The parts the options ask for (see the module docstring)."""
     if options.kwartet_json:  # the child process of --against
         print(json.dumps(kwartet_timings(options.repeat)))
         return
@@ -241,6 +275,7 @@ def main() -> None:
 
     print(f"python {platform.python_version()}, dd {dd.__version__}, {platform.machine()}")
     print(f"processor: {processor_name()}; best of {options.repeat} runs\n")
+    NUMBERS["kwBenchSymbolicRepeats"] = str(options.repeat)
     print("muddy children, all n muddy (seconds, fresh BDD manager each run)")
     print(
         f"{'backend':>8} {'n':>4} {'rounds':>7} {'rounds s':>9} {'formula s':>10} {'law nodes':>10}"
@@ -258,12 +293,17 @@ def main() -> None:
                 f"{backend:>8} {n:>4} {rounds:>7} {rounds_time:>9.3f} {formula_time:>10.3f}"
                 f" {nodes:>10}"
             )
+            if backend == "cudd" and n in _N_WORDS:
+                NUMBERS[f"kwBenchSymbolicMuddy{_N_WORDS[n]}Rounds"] = _latex.fmt(rounds_time, 3)
+                NUMBERS[f"kwBenchSymbolicMuddy{_N_WORDS[n]}Formula"] = _latex.fmt(formula_time, 3)
 
     print("\nRussian cards: announce 012|034|056|135|246 at deal 012|345|6, check C(...)")
     for backend in options.backends:
         seconds, holds = best_time(partial(russian_cards_check, backend), options.repeat)
         assert holds is True
         print(f"{backend:>8} {seconds:.4f} s (holds: {holds})")
+        if backend == "cudd":
+            NUMBERS["kwBenchSymbolicRussian"] = _latex.fmt(seconds, 4)
 
     if options.all_announcements:
         backend = options.backends[0]
@@ -274,6 +314,8 @@ def main() -> None:
             f"\n{good} of {total} five-hand announcements make the plan succeed "
             f"({backend}, {seconds:.1f} s)"
         )
+        NUMBERS["kwBenchSymbolicRussianGood"] = _latex.fmt(good, 0)
+        NUMBERS["kwBenchSymbolicRussianTotal"] = _latex.fmt(total, 0)
 
     if not options.skip_kwartet:
         kwartet_figures(options.repeat, options.against)

@@ -24,7 +24,7 @@ from kwartet_epistemic.agents import (
     register_policy,
 )
 from kwartet_epistemic.agents.agent import legal_asks
-from kwartet_epistemic.agents.policies import HigherOrder, Situation
+from kwartet_epistemic.agents.policies import TIPS, HigherOrder, Situation
 from kwartet_epistemic.agents.search import _stratified_terms
 from kwartet_epistemic.epistemics.state import World
 from kwartet_epistemic.opponents import make_opponent, opponent_names
@@ -231,7 +231,7 @@ def test_aggressive_targets_the_leader() -> None:
 
 
 def test_each_tip_can_be_switched_on_alone() -> None:
-    for tip in ("remember", "rarest", "hide", "spread", "bluff", "endgame"):
+    for tip in (*TIPS, "none"):  # every tip alone, and none
         game = kw.Game.deal(kw.Deck.piquet(families=5), ["A", "B", "C"], seed=2)
         _play(game, [f"tips[{tip}]", "knowledge", f"tips[{tip}]:facts"])
     with pytest.raises(kw.GameSetupError, match="tip 'psychic'"):

@@ -278,6 +278,13 @@ def _tips(options: Mapping[str, str]) -> Policy:
     bad = [k for k, v in options.items() if v]
     if bad:
         raise GameSetupError(f"policy 'tips': switches take no value ({', '.join(bad)})")
+    if "none" in options:  # tips[none]: the base player, no tip switched on
+        if len(options) > 1:
+            raise GameSetupError(
+                f"policy 'tips': 'none' switches every tip off; it cannot go with "
+                f"{', '.join(sorted(k for k in options if k != 'none'))}"
+            )
+        return Tips(())
     return Tips(tuple(options) if options else TIPS)
 
 

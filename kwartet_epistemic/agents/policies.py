@@ -30,7 +30,7 @@ Ask('A', 'C', '7C')
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,7 @@ import numpy as np
 
 from kwartet_epistemic._cached import cached_property
 from kwartet_epistemic.agents.knowledge import ExactKnowledge, KnowledgeBase
+from kwartet_epistemic.cards import Card
 from kwartet_epistemic.errors import GameSetupError, IllegalAskError
 from kwartet_epistemic.events import Asked, CardMoved
 from kwartet_epistemic.game import Ask, PlayerView
@@ -549,8 +550,60 @@ class KnowledgePolicy(Policy):
         return situation.asks[best[int(rng.integers(len(best)))]]
 
 
-TIPS = ("remember", "rarest", "hide", "spread", "bluff", "endgame")
-"""The folk tips of the rule texts (seeds 002/004, "Tips en strategieën"), by name."""
+TIPS = ("remember", "rarest", "hide", "spread", "bluff", "watch", "endgame")
+"""The folk tips of the rule texts (seeds 002/004, "Tips en strategieën"), by name, in the
+texts' order."""
+
+
+def _watched_holders(view: PlayerView) -> dict[int, str]:
+    """The tip ``watch``: per card seen handed over, the player it went to last, while
+    its family is not laid down.  Cards leave a hand only openly (a handed-over card or
+    a laid-down quartet), so each of these holders is certain."""
+    holders: dict[int, str] = {}
+    for event in view.record:
+        if type(event) is CardMoved:
+            holders[event.card.index] = event.destination
+    exposed = {view.deck.family_index(f) for f in view.exposed}
+    own = {c.index for c in view.hand}
+    return {c: p for c, p in holders.items() if c // 4 not in exposed and c not in own}
+
+
+class _Watching:
+    """A no-memory player who watches who receives (the tip ``watch`` without
+    ``remember``): :class:`~kwartet_epistemic.agents.knowledge.HandKnowledge`, with the
+    holders of the cards seen handed over (:func:`_watched_holders`) made certain."""
+
+    kind = "hand+watch"
+
+    def __init__(self, player: str) -> None:
+        from kwartet_epistemic.agents.knowledge import HandKnowledge
+
+        self.player = player
+        self._hand = HandKnowledge(player)
+        self._holders: dict[int, str] = {}
+        self._players: tuple[str, ...] = ()
+
+    def update(self, view: PlayerView) -> None:
+        self._hand.update(view)
+        self._holders = _watched_holders(view)
+        self._players = view.players
+
+    def probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
+        matrix = self._hand.probabilities(families)
+        if self._holders:
+            matrix = matrix.copy()
+            column = {p: i for i, p in enumerate(self._players)}
+            for c, holder in self._holders.items():
+                matrix[c] = 0.0
+                matrix[c, column[holder]] = 1.0
+        return matrix
+
+    def known_holder(self, card: Card | str) -> str | None:
+        known = self._hand.known_holder(card)
+        view = self._hand.view
+        if known is None and view is not None:
+            known = self._holders.get(view.deck.card(card).index)
+        return known
 
 
 @dataclass(frozen=True)
@@ -569,17 +622,44 @@ class Tips(Policy):
     * ``spread``: spread the questions over the opponents: among equal asks, the
       opponent asked least often;
     * ``bluff``: bluff when it can afford a miss (it leads or shares the lead): ask a
-      less likely holder of the card it wants, hiding its real target;
+      less likely holder of the card it wants, hiding its real target (the texts' bluff
+      is this decoy ask, legal under every rule set; asking for a card one holds, which
+      only the ``bluffing`` rule allows, is :class:`GreedyBluff`);
+    * ``watch``: watch who receives ("if A asked B for Rembrandt and B handed it over,
+      A now has Rembrandt"): a card seen handed over is with its receiver until it is
+      seen handed on or laid down, a sure ask.  Remembering every ask includes its
+      answer, so with ``remember`` on this adds nothing (the knowledge already follows
+      every handed-over card); without it the agent forgets every question and refusal
+      but follows the cards.  (The texts add "and B is done with that quartet"; B may
+      still hold other cards of it, so that is not used.);
     * ``endgame``: keep a sure ask for the end: while more than two quartets are open
       and an uncertain ask is worth trying, hold back a known holder whose card does
       not finish a family.
+
+    The spec ``tips`` switches every tip on, ``tips[none]`` none (the base player) and
+    ``tips[rarest,spread]`` those named.  The texts' remaining tip, "know the full list of
+    cards", every agent follows: the deck is public.
 
     >>> Tips(("spread", "rarest")).enabled
     ('rarest', 'spread')
     >>> Tips(("psychic",))
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.GameSetupError: tip 'psychic': expected some of remember, rarest, hide, spread, bluff, endgame
+    kwartet_epistemic.errors.GameSetupError: tip 'psychic': expected some of remember, rarest, hide, spread, bluff, watch, endgame
+
+    Watching: B gives A the 7S; a forgetful player C knows where it is only if it watches.
+
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+    ...     {"A": ["7H", "8S"], "B": ["7S", "8H"], "C": ["7D", "7C", "8D", "8C"]}, first="A")
+    >>> _ = game.ask("B", "7S"), game.ask("C", "8H")     # yes, then no: C's turn
+    >>> view = game.view("C")
+    >>> Tips(("watch",)).choose(view, ExactKnowledge("C"), view.legal_asks(),
+    ...                         np.random.default_rng(0))
+    Ask('C', 'A', '7S')
+    >>> from kwartet_epistemic.agents.knowledge import HandKnowledge
+    >>> forgetful = HandKnowledge("C"); forgetful.update(view)     # what C has without it
+    >>> forgetful.known_holder("7S") is None
+    True
     """
 
     enabled: tuple[str, ...] = TIPS
@@ -601,7 +681,11 @@ class Tips(Policy):
         if "remember" not in self.enabled:
             from kwartet_epistemic.agents.knowledge import HandKnowledge
 
-            forgetful = HandKnowledge(view.player)
+            forgetful: KnowledgeBase
+            if "watch" in self.enabled:
+                forgetful = _Watching(view.player)
+            else:
+                forgetful = HandKnowledge(view.player)
             forgetful.update(view)
             knowledge = forgetful
         return self.decide(Situation(view, knowledge, asks), rng)

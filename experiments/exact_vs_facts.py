@@ -817,16 +817,25 @@ def compare(folders: Sequence[Path], out: Path) -> list[dict[str, Any]]:
     return table
 
 
+def _agents_cell(agents: str) -> str:
+    """``knowledge knowledge knowledge:facts knowledge:facts`` as ``2 knowledge, 2
+    knowledge:facts`` in typewriter type, for a table cell."""
+    counts: dict[str, int] = {}
+    for name in agents.split():
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(f"{n} \\texttt{{{_latex.escape(a)}}}" for a, n in counts.items())
+
+
 def agents_table(table: Sequence[dict[str, Any]], out: Path) -> Path:
     """``exact_vs_facts_agents_table.tex``: the comparison's rows (as :func:`compare` makes
     them, or as read back from ``exact_vs_facts_agents.csv``) as a booktabs table body."""
     return _latex.write_table(
         out / "exact_vs_facts_agents_table.tex",
         "experiments/exact_vs_facts.py --compare",
-        ["agents", "games", "\\% more", "95\\% interval", "after 30 asks", "95\\% interval"],
+        ["agents", "games", "\\% more", "95\\%", "after 30 asks", "95\\%"],
         [
             [
-                _latex.escape(str(row["agents"])),
+                _agents_cell(str(row["agents"])),
                 _latex.fmt(int(row["games"]), 0),
                 _latex.fmt(float(row["all_more_pct"]), 1),
                 _latex.interval(float(row["all_more_low"]), float(row["all_more_high"]), 1),

@@ -75,23 +75,24 @@ def latex_numbers(results: dict[int, kw.TournamentResult], folder: Path) -> None
         first, second = result.summary()[:2]
         word = WORDS[number]
         macros[f"kwStrength{word}Games"] = _latex.fmt(len(result.games), 0)
-        cells = [_latex.escape(EXPERIMENTS[number][0]), _latex.fmt(len(result.games), 0)]
+        cells = [str(number), _latex.fmt(len(result.games), 0)]
         for side, row in (("First", first), ("Second", second)):
             macros[f"kwStrength{word}{side}Agent"] = _latex.escape(row.agent)
             macros[f"kwStrength{word}{side}Share"] = _latex.fmt(row.win_share, 3)
             macros[f"kwStrength{word}{side}CI"] = _latex.interval(*row.win_interval)
-            cells.append(
-                f"{_latex.escape(row.agent)} {_latex.fmt(row.win_share, 3)} "
-                f"{_latex.interval(*row.win_interval)}"
-            )
+            cells += [
+                "\\texttt{" + _latex.escape(row.agent) + "}",
+                _latex.fmt(row.win_share, 3),
+                _latex.interval(*row.win_interval),
+            ]
         rows.append(cells)
     _latex.write_numbers(folder / "strength_numbers.tex", "experiments/strength.py", macros)
     _latex.write_table(
         folder / "strength_table.tex",
         "experiments/strength.py",
-        ["match", "games", "first agent: win share [95\\%]", "second agent"],
+        ["", "games", "first agent", "win share", "95\\%", "second agent", "win share", "95\\%"],
         rows,
-        align="lrll",
+        align="rrlrrlrr",
     )
 
 

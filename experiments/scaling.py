@@ -828,7 +828,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="tiny sizes (CI)")
     parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
     parser.add_argument("--cards", type=int, nargs="+", default=list(range(12, 53, 4)))
-    parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=ENGINES)
+    parser.add_argument("--engines", nargs="*", default=list(ENGINES), choices=ENGINES)
     parser.add_argument("--games", type=int, default=6, help="counting games per cell")
     parser.add_argument("--events", type=int, default=10, help="asks per symbolic/explicit game")
     parser.add_argument("--budget", type=float, default=20.0, help="CPU s per symbolic cell")

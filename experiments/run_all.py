@@ -139,6 +139,12 @@ STEPS: tuple[Step, ...] = (
          # the saved table merges six runs (--merge); this is the first one's settings
          _s("--quick", "--out", "{dir}"), _s("--timesteps", "30000", "--points", "7", "--out", "{dir}"),
          outputs=("rl_baseline.csv", "rl_baseline.png"), needs=("sb3_contrib", "torch")),
+    Step("rules_compare", "experiments/rules_compare.py",
+         _s("--quick", "--out", "{dir}"),
+         _s("--games", "2000", "--jobs", "2", "--out", "{dir}", "--progress"),
+         outputs=("rules_compare_games.csv", "rules_compare_moves.csv", "rules_compare.txt",
+                  "rules_compare_located.png", "rules_compare_ck.png",
+                  "rules_compare_numbers.tex", "rules_compare_table.tex")),
     Step("strength", "experiments/strength.py",
          _s("--games", "8", "--jobs", "1", "--out", "{dir}"),
          _s("--jobs", "2", "--out", "{dir}"),

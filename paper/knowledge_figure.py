@@ -53,14 +53,16 @@ def main(argv: list[str] | None = None) -> viz.GameProgress:
     steps = progress.n_steps
     located = progress.known & progress.hidden[None, :, :]  # [step, viewer, card]
     hidden = progress.hidden.sum(axis=1)
+    public = progress.public_worlds[0]
+    assert public is not None  # counted: no draw pile
     macros = {
         "kwFigSeed": str(args.seed),
         "kwFigMoves": str(steps),
         "kwFigAsksYes": str(sum(k == "yes" for k in progress.kinds)),
         "kwFigAsksNo": str(sum(k == "no" for k in progress.kinds)),
         "kwFigQuartets": str(int(np.asarray(progress.quartet).sum())),
-        "kwFigPublicDeal": _latex.fmt(int(progress.public_worlds[0]), 0),
-        "kwFigPublicDealLog": _latex.fmt(math.log10(progress.public_worlds[0]), 1),
+        "kwFigPublicDeal": _latex.fmt(int(public), 0),
+        "kwFigPublicDealLog": _latex.fmt(math.log10(public), 1),
         "kwFigWinners": ", ".join(game.winners),
     }
     for v, player in enumerate(progress.players):

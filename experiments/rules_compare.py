@@ -410,34 +410,69 @@ def run(
 # ----- summing up ------------------------------------------------------------------
 
 
-def _t(values: Sequence[float]) -> tuple[float, float, float]:
-    """Mean and its 95% t interval."""
+def _t(
+    values: Sequence[float], low: float = -math.inf, high: float = math.inf
+) -> tuple[float, float, float]:
+    """Mean and its 95% t interval, kept within ``low`` and ``high``."""
     from scipy import stats
 
     a = np.asarray(values, dtype=float)
     if len(a) < 2:
         return (float(a.mean()) if len(a) else math.nan, math.nan, math.nan)
     half = float(stats.t.ppf(0.975, len(a) - 1)) * float(a.std(ddof=1)) / math.sqrt(len(a))
-    return float(a.mean()), float(a.mean()) - half, float(a.mean()) + half
+    mean = float(a.mean())
+    return mean, max(low, mean - half), min(high, mean + half)
 
 
 def _int(text: str) -> int | None:
     return None if text == "" else int(text)
 
 
-def per_ask(moves: Sequence[dict[str, Any]], key: str) -> dict[int, tuple[int, float, float, float]]:
+def per_ask(
+    moves: Sequence[dict[str, Any]], key: str
+) -> dict[int, tuple[int, float, float, float]]:
     """Per ask: games still going, and the mean share ``key`` (``players``: located over
     hidden summed over the four players; ``public``) with its 95% t interval over games."""
     shares: dict[int, list[float]] = {}
     for r in moves:
-        if key == "players":
-            hidden = sum(int(r[f"hidden_{p}"]) for p in SEATS)
-            located = sum(int(r[f"located_{p}"]) for p in SEATS)
-        else:
-            hidden, located = int(r["public_hidden"]), int(r["public_located"])
-        if hidden:
-            shares.setdefault(int(r["turn"]), []).append(located / hidden)
-    return {t: (len(v), *_t(v)) for t, v in sorted(shares.items())}
+        share = _share(r, key)
+        if share is not None:
+            shares.setdefault(int(r["turn"]), []).append(share)
+    return {t: (len(v), *_t(v, 0.0, 1.0)) for t, v in sorted(shares.items())}
+
+
+BINS = 10
+"""The located share by progress through the game: this many equal bins of the game's asks."""
+
+
+def per_progress(
+    moves: Sequence[dict[str, Any]], asks: dict[int, int], key: str
+) -> list[tuple[int, float, float, float]]:
+    """Per bin of the game's progress (ask / the game's asks, :data:`BINS` bins, the last
+    one holding the final position): games, and the mean over games of each game's mean
+    located share (``players`` or ``public``) in the bin, with its 95% t interval."""
+    by_game: dict[tuple[int, int], list[float]] = {}
+    for r in moves:
+        share = _share(r, key)
+        if share is None:
+            continue
+        game, turn = int(r["game"]), int(r["turn"])
+        b = min(int(BINS * turn / asks[game]), BINS - 1) if asks[game] else 0
+        by_game.setdefault((b, game), []).append(share)
+    out = []
+    for b in range(BINS):
+        values = [float(np.mean(v)) for (bb, _), v in by_game.items() if bb == b]
+        out.append((len(values), *_t(values, 0.0, 1.0)))
+    return out
+
+
+def _share(r: dict[str, Any], key: str) -> float | None:
+    if key == "players":
+        hidden = sum(int(r[f"hidden_{p}"]) for p in SEATS)
+        located = sum(int(r[f"located_{p}"]) for p in SEATS)
+    else:
+        hidden, located = int(r["public_hidden"]), int(r["public_located"])
+    return located / hidden if hidden else None
 
 
 def game_mean_share(moves: Sequence[dict[str, Any]], key: str) -> list[float]:
@@ -445,13 +480,9 @@ def game_mean_share(moves: Sequence[dict[str, Any]], key: str) -> list[float]:
     ``public``)."""
     by_game: dict[int, list[float]] = {}
     for r in moves:
-        if key == "players":
-            hidden = sum(int(r[f"hidden_{p}"]) for p in SEATS)
-            located = sum(int(r[f"located_{p}"]) for p in SEATS)
-        else:
-            hidden, located = int(r["public_hidden"]), int(r["public_located"])
-        if hidden:
-            by_game.setdefault(int(r["game"]), []).append(located / hidden)
+        share = _share(r, key)
+        if share is not None:
+            by_game.setdefault(int(r["game"]), []).append(share)
     return [float(np.mean(v)) for v in by_game.values()]
 
 
@@ -484,10 +515,16 @@ def tournament_view(rows: Sequence[dict[str, str]], rules: kw.RuleSet) -> Tourna
     win shares by seat and by place in the turn order (with 95% intervals)."""
     results = tuple(
         GameResult(
-            int(r["game"]), int(r["seed"]), tuple(r["seating"].split()),
-            tuple(int(r[f"score_{p}"]) for p in SEATS), tuple(r["winners"]), int(r["asks"]),
-            r["finished"] == "1", r["dealer"], r["first"],
-        )  # fmt: skip
+            int(r["game"]),
+            int(r["seed"]),
+            tuple(r["seating"].split()),
+            tuple(int(r[f"score_{p}"]) for p in SEATS),
+            tuple(r["winners"]),
+            int(r["asks"]),
+            r["finished"] == "1",
+            r["dealer"],
+            r["first"],
+        )
         for r in sorted(rows, key=lambda r: int(r["game"]))
     )
     return TournamentResult(AGENTS, results, rules, kw.Deck.piquet(), 14_400)
@@ -507,6 +544,7 @@ def summarise(
         moves = [m for m in all_moves if m["rules"] == name and int(m["game"]) in keep]
         if not rows:
             continue
+        asks = {int(r["game"]): int(r["asks"]) for r in rows}
         result = tournament_view(rows, RULE_SETS[name])
         times = ck_times(rows, deck)
         summary[name] = {
@@ -519,10 +557,12 @@ def summarise(
             "turn_overs": _t([int(r["turn_overs"]) for r in rows])[0],
             "quartets": _t([sum(int(r[f"score_{p}"]) for p in SEATS) for r in rows])[0],
             "shared": float(np.mean([len(r["winners"]) > 1 for r in rows])),
-            "players": _t(game_mean_share(moves, "players")),
-            "public": _t(game_mean_share(moves, "public")),
+            "players": _t(game_mean_share(moves, "players"), 0.0, 1.0),
+            "public": _t(game_mean_share(moves, "public"), 0.0, 1.0),
             "by_ask_players": per_ask(moves, "players"),
             "by_ask_public": per_ask(moves, "public"),
+            "by_progress_players": per_progress(moves, asks, "players"),
+            "by_progress_public": per_progress(moves, asks, "public"),
             "ck": _t(times["ck"]),
             "ck_median": float(np.median(times["ck"])) if times["ck"] else math.nan,
             "ck_fraction": _t(times["ck_fraction"]),
@@ -530,10 +570,16 @@ def summarise(
             "before": float(np.mean(times["before"])) if times["before"] else math.nan,
             "never_exposed": float(np.mean(times["never_exposed"])),
             "ck_at_end": float(np.mean(times["ck_at_end"])),
-            "ck_curve": _curve([_int(r[f"ck_{deck.families[f]}"]) for r in rows
-                                for f in range(deck.n_families)]),  # fmt: skip
-            "exposed_curve": _curve([_int(r[f"exposed_{deck.families[f]}"]) for r in rows
-                                     for f in range(deck.n_families)]),  # fmt: skip
+            "ck_curve": _curve(
+                [_int(r[f"ck_{deck.families[f]}"]) for r in rows for f in range(deck.n_families)]
+            ),
+            "exposed_curve": _curve(
+                [
+                    _int(r[f"exposed_{deck.families[f]}"])
+                    for r in rows
+                    for f in range(deck.n_families)
+                ]
+            ),
             "by_seat": result.by_seat(),
             "by_position": result.by_position(),
             "cpu_s": sum(float(r["cpu_s"]) for r in rows),
@@ -565,29 +611,38 @@ def figures(summary: dict[str, Any], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
-    for ax, key, title in (
-        (axes[0], "by_ask_players", "each player's exact state (the four pooled)"),
-        (axes[1], "by_ask_public", "the public (outsider) model"),
-    ):
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7.6), sharey=True)
+    for column, (who, title) in enumerate(
+        (("players", "each player's exact state (the four pooled)"),
+         ("public", "the public (outsider) model"))
+    ):  # fmt: skip
+        top, bottom = axes[0, column], axes[1, column]
+        centres = (np.arange(BINS) + 0.5) * 100 / BINS
         for name, s in summary.items():
-            table = s[key]
+            color = COLORS.get(name)
+            table = s[f"by_ask_{who}"]
             shown = [t for t, v in table.items() if v[0] >= max(1, 0.1 * s["games"])]
-            mean = np.array([table[t][1] for t in shown])
-            low = np.array([table[t][2] for t in shown])
-            high = np.array([table[t][3] for t in shown])
-            ax.plot(shown, mean, color=COLORS.get(name), label=name)
-            ax.fill_between(shown, low, high, color=COLORS.get(name), alpha=0.25, linewidth=0)
-        ax.set_title(title, fontsize=10)
-        ax.set_xlabel("asks so far (asks reached by 10% of the games)")
-        ax.set_ylim(0, 1)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("share of the cards in hands located")
-    axes[0].legend(loc="upper left", fontsize=8)
+            top.plot(shown, [table[t][1] for t in shown], color=color, label=name)
+            top.fill_between(shown, [table[t][2] for t in shown], [table[t][3] for t in shown],
+                             color=color, alpha=0.25, linewidth=0)  # fmt: skip
+            bins = s[f"by_progress_{who}"]
+            bottom.plot(centres, [b[1] for b in bins], color=color, marker=".", label=name)
+            bottom.fill_between(centres, [b[2] for b in bins], [b[3] for b in bins],
+                                color=color, alpha=0.25, linewidth=0)  # fmt: skip
+        top.set_title(title, fontsize=10)
+        top.set_xlabel("asks so far (mean over the games still going; asks reached by 10%)",
+                       fontsize=8)  # fmt: skip
+        bottom.set_xlabel(f"progress through the game (% of its asks, {BINS} bins)", fontsize=8)
+        bottom.set_xlim(0, 100)
+        for ax in (top, bottom):
+            ax.set_ylim(0, 1)
+            ax.grid(alpha=0.3)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("share of the cards in hands located")
+    axes[0, 0].legend(loc="upper left", fontsize=8)
     games = min(s["games"] for s in summary.values())
     fig.suptitle(
-        f"Located cards by ask, four knowledge agents, {games} games per rule set "
-        "(mean over the games still going, 95% band)",
+        f"Located cards, four knowledge agents, {games} games per rule set (mean, 95% band)",
         fontsize=10,
     )
     fig.tight_layout()
@@ -624,9 +679,18 @@ def _letters(name: str) -> str:
     return "".join(ch for ch in name if ch.isalpha())
 
 
+def _fmt(value: float, digits: int = 3) -> str:
+    """:func:`_latex.fmt`, and ``\\mbox{n/a}`` for a number not defined (one game)."""
+    return _latex.fmt(value, digits) if math.isfinite(value) else "\\mbox{n/a}"
+
+
+def _interval(low: float, high: float, digits: int = 3) -> str:
+    return f"[{_fmt(low, digits)}, {_fmt(high, digits)}]"
+
+
 def write_tex(summary: dict[str, Any], out: Path) -> None:
     """``rules_compare_numbers.tex`` and ``rules_compare_table.tex``."""
-    f = _latex.fmt
+    f = _fmt
     numbers: dict[str, str] = {}
     for name, s in summary.items():
 
@@ -635,15 +699,15 @@ def write_tex(summary: dict[str, Any], out: Path) -> None:
 
         put("games", f(s["games"], 0))
         put("asks", f(s["asks"][0], 1))
-        put("asksCI", _latex.interval(s["asks"][1], s["asks"][2], 1))
+        put("asksCI", _interval(s["asks"][1], s["asks"][2], 1))
         put("asksMedian", f(s["asks_median"], 1))
         put("turns", f(s["turns"][0], 1))
         put("located", f(s["players"][0], 3))
-        put("locatedCI", _latex.interval(s["players"][1], s["players"][2]))
+        put("locatedCI", _interval(s["players"][1], s["players"][2]))
         put("public", f(s["public"][0], 3))
-        put("publicCI", _latex.interval(s["public"][1], s["public"][2]))
+        put("publicCI", _interval(s["public"][1], s["public"][2]))
         put("ckAsk", f(s["ck"][0], 1))
-        put("ckAskCI", _latex.interval(s["ck"][1], s["ck"][2], 1))
+        put("ckAskCI", _interval(s["ck"][1], s["ck"][2], 1))
         put("ckMedian", f(s["ck_median"], 1))
         put("ckFraction", f(s["ck_fraction"][0], 3))
         put("ckLead", f(s["lead"][0], 2))
@@ -654,12 +718,12 @@ def write_tex(summary: dict[str, Any], out: Path) -> None:
         put("bluffs", f(s["bluffs"], 0))
         first = s["by_position"][0]
         put("first", f(first.win_share, 3))
-        put("firstCI", _latex.interval(*first.win_interval))
+        put("firstCI", _interval(*first.win_interval))
         for row in s["by_seat"]:
             put("seat" + row.label, f(row.win_share, 3))
-            put("seat" + row.label + "CI", _latex.interval(*row.win_interval))
+            put("seat" + row.label + "CI", _interval(*row.win_interval))
         check = s["check"]
-        if check:
+        if check.get("games"):
             put("checkPositions", f(check["positions"], 0))
             put("checkWhole", f(check["component_whole"], 0))
             put("checkCards", f(check["cards"], 0))
@@ -674,7 +738,7 @@ def write_tex(summary: dict[str, Any], out: Path) -> None:
             _latex.escape(name), f"${f(s['asks'][0], 1)}$", f"${f(s['turns'][0], 1)}$",
             f"${f(s['players'][0], 3)}$", f"${f(s['public'][0], 3)}$",
             f"${f(s['ck'][0], 1)}$ (${f(s['ck_median'], 0)}$)", f"${f(s['lead'][0], 1)}$",
-            f"${f(first.win_share, 3)}$ ${_latex.interval(*first.win_interval)}$",
+            f"${f(first.win_share, 3)}$ ${_interval(*first.win_interval)}$",
         ])  # fmt: skip
     _latex.write_table(out / "rules_compare_table.tex", SCRIPT, header, rows)
 
@@ -687,8 +751,7 @@ def summary_text(summary: dict[str, Any], out: Path) -> str:
         "over its positions, then the mean over games [95%]), common knowledge of each "
         "family (ask, share of the game, asks from common knowledge to exposure), win shares "
         "by seat and by place in the turn order [95%]",
-        f"output folder {out}; load average now "
-        + " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        f"output folder {out}; load average now " + " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "",
     ]
     for name, s in summary.items():
@@ -707,22 +770,27 @@ def summary_text(summary: dict[str, Any], out: Path) -> str:
             + " / ".join(
                 f"{s['by_ask_players'][t][1]:.3f}; {s['by_ask_public'][t][1]:.3f} "
                 f"(n={s['by_ask_players'][t][0]})"
-                if t in s["by_ask_players"] else "n/a"
+                if t in s["by_ask_players"]
+                else "n/a"
                 for t in (10, 20, 30)
-            ),  # fmt: skip
+            ),
             f"  family common knowledge: at ask {s['ck'][0]:.1f} [{s['ck'][1]:.1f}, "
             f"{s['ck'][2]:.1f}] (median {s['ck_median']:.0f}), {s['ck_fraction'][0]:.3f} of "
             f"the game; {s['lead'][0]:.2f} asks before its exposure; strictly before exposure "
             f"{s['before']:.3f}; never exposed {s['never_exposed']:.3f}; common knowledge "
             f"by the end {s['ck_at_end']:.3f}",
             "  win share by seat: "
-            + ", ".join(f"{r.label} {r.win_share:.3f} [{r.win_interval[0]:.3f}, "
-                        f"{r.win_interval[1]:.3f}]" for r in s["by_seat"]),  # fmt: skip
+            + ", ".join(
+                f"{r.label} {r.win_share:.3f} [{r.win_interval[0]:.3f}, {r.win_interval[1]:.3f}]"
+                for r in s["by_seat"]
+            ),
             "  by place in the turn order (1 moves first): "
-            + ", ".join(f"{r.label} {r.win_share:.3f} [{r.win_interval[0]:.3f}, "
-                        f"{r.win_interval[1]:.3f}]" for r in s["by_position"]),  # fmt: skip
+            + ", ".join(
+                f"{r.label} {r.win_share:.3f} [{r.win_interval[0]:.3f}, {r.win_interval[1]:.3f}]"
+                for r in s["by_position"]
+            ),
         ]
-        if c:
+        if c.get("games"):
             lines.append(
                 f"  common-knowledge check ({c['games']} random games at "
                 f"{CHECK_SIZES[name][0]} families, {CHECK_SIZES[name][1]} players, "
@@ -736,7 +804,9 @@ def summary_text(summary: dict[str, Any], out: Path) -> str:
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=2000, help="games per rule set")
-    parser.add_argument("--quick", action="store_true", help="4 games per rule set, 1 check game (CI)")
+    parser.add_argument(
+        "--quick", action="store_true", help="4 games per rule set, 1 check game (CI)"
+    )
     parser.add_argument("--rules", default=",".join(RULE_SETS),
                         help="rule sets, comma-separated (default: %(default)s)")  # fmt: skip
     parser.add_argument("--jobs", type=int, default=1)

@@ -4,4 +4,5 @@ import sys
 
 from experiments.run_all import main
 
-sys.exit(main())
+if __name__ == "__main__":  # dask's worker processes import this module again
+    sys.exit(main())

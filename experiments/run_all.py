@@ -25,8 +25,11 @@ A run resumes: a step whose manifest entry is ``ok`` at the same commit is not r
 that folder for a fresh run).  ``--only a,b`` runs only those steps, ``--jobs N`` runs up
 to N steps at a time (each a subprocess; the full steps already use both cores of a
 small machine with their own ``--jobs 2``, so ``--jobs 1`` is the default), and one line
-per step on standard error shows the progress.  ``--scheduler`` (dask) is not done yet and
-says so.
+per step on standard error shows the progress.  ``--scheduler ADDRESS`` sends the steps
+to a dask.distributed cluster instead (``--scheduler local`` starts one on this machine with
+``--jobs`` worker processes): each step still runs as its own subprocess, on a worker, so
+the workers must see this repository and the output folder at the same paths (one
+machine, or a shared file system); the manifest records each step's worker machine.
 
 Run:  python -m experiments --quick   [--out DIR] [--only a,b] [--jobs N] [--force] [--list]
 
@@ -49,7 +52,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,6 +134,15 @@ STEPS: tuple[Step, ...] = (
                   "folk_tips_numbers.tex", "folk_tips_table.tex")),
     Step("invariants", "experiments/invariants.py",
          _s("--games", "20", "--presets", "publisher,fish"), _s("--jobs", "2")),
+    Step("ladder", "experiments/ladder.py",
+         _s("--quick", "--jobs", "1", "--out", "{dir}"), _s("--jobs", "2", "--out", "{dir}"),
+         outputs=("ladder.csv", "ladder_ratings.csv", "ladder.png", "ladder_numbers.tex",
+                  "ladder_table.tex"), needs=("sb3_contrib", "torch", "pyspiel")),
+    Step("leakage", "experiments/leakage.py",
+         _s("--quick", "--out", "{dir}"), _s("--jobs", "2", "--out", "{dir}"),
+         outputs=("leakage_matches.csv", "leakage_asks.csv", "leakage_posterior.csv",
+                  "leakage_agent.csv", "leakage.txt", "leakage_bits.png", "leakage_posterior.png",
+                  "leakage_numbers.tex", "leakage_table.tex")),
     Step("openspiel_match", "experiments/openspiel_match.py",
          _s("--games", "6", "--ms", "5", "--jobs", "1", "--out", "{dir}/openspiel_match.csv"),
          _s("--games", "120", "--ms", "300", "--jobs", "2", "--out", "{dir}/openspiel_match.csv"),
@@ -145,6 +157,14 @@ STEPS: tuple[Step, ...] = (
          outputs=("rules_compare_games.csv", "rules_compare_moves.csv", "rules_compare.txt",
                   "rules_compare_located.png", "rules_compare_ck.png",
                   "rules_compare_numbers.tex", "rules_compare_table.tex")),
+    # SMCDEL's columns only where its binaries are (see the script); otherwise our side.
+    Step("scaling", "experiments/scaling.py",
+         _s("--quick", "--out", "{dir}"),
+         _s("--games", "4", "--budget", "10", "--repeat", "3", "--muddy", "10", "20", "40",
+            "--dining", "5", "10", "20", "40", "--out", "{dir}"),
+         outputs=("scaling_events.csv.gz", "scaling_grid.csv", "scaling_smcdel.csv",
+                  "scaling_cost.png", "scaling_states.png", "scaling_numbers.tex",
+                  "scaling_table.tex", "scaling_smcdel_table.tex")),
     Step("strength", "experiments/strength.py",
          _s("--games", "8", "--jobs", "1", "--out", "{dir}"),
          _s("--jobs", "2", "--out", "{dir}"),
@@ -298,6 +318,73 @@ def run_step(step: Step, mode: str, out: Path) -> dict[str, Any]:
     return entry
 
 
+def _failed(mode: str, error: BaseException) -> dict[str, Any]:
+    return {"status": "failed", "mode": mode, "reason": repr(error)}
+
+
+def _on_threads(
+    todo: Sequence[Step], mode: str, out: Path, jobs: int, say: Callable[[str], None]
+) -> Iterator[tuple[Step, dict[str, Any]]]:
+    """Run ``todo`` here, up to ``jobs`` subprocesses at a time; (step, entry) as each ends."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(run_step, step, mode, out): step for step in todo}
+        say(f"running {len(todo)} step(s), {jobs} at a time, into {out}")
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                entry = future.result()
+            except Exception as error:  # the runner itself failed (e.g. no python)
+                entry = _failed(mode, error)
+            yield futures[future], entry
+
+
+def _on_dask(
+    todo: Sequence[Step],
+    mode: str,
+    out: Path,
+    scheduler: str,
+    jobs: int,
+    say: Callable[[str], None],
+) -> Iterator[tuple[Step, dict[str, Any]]]:
+    """Run ``todo`` on a dask.distributed cluster (``"local"``: ``jobs`` worker processes
+    here, one thread each); (step, entry) as each ends."""
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as error:
+        raise SystemExit(
+            "--scheduler needs dask.distributed: pip install 'kwartet_epistemic[dask]'"
+        ) from error
+    cluster = (
+        LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0")
+        if scheduler == "local"
+        else None
+    )
+    try:
+        with Client(cluster if cluster is not None else scheduler) as client:
+            say(f"running {len(todo)} step(s) on dask {client.scheduler.address}, into {out}")
+            futures = {
+                client.submit(
+                    _run_step_on_worker, step, mode, out, pure=False, key=f"step-{step.name}"
+                ): step
+                for step in todo
+            }
+            for future in as_completed(futures):
+                try:
+                    entry = future.result()
+                except Exception as error:  # the worker or the runner failed
+                    entry = _failed(mode, error)
+                yield futures[future], entry
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _run_step_on_worker(step: Step, mode: str, out: Path) -> dict[str, Any]:
+    """:func:`run_step` on a dask worker, recording the worker's machine."""
+    entry = run_step(step, mode, out)
+    entry["worker"] = platform.node()
+    return entry
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m experiments", description=__doc__.split("\n")[0]
@@ -310,7 +397,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", default="", help="comma-separated step names")
     parser.add_argument("--jobs", type=int, default=1, help="steps run at the same time")
     parser.add_argument("--force", action="store_true", help="rerun steps already done")
-    parser.add_argument("--scheduler", help="dask scheduler address (not implemented yet)")
+    parser.add_argument(
+        "--scheduler",
+        help="dask.distributed scheduler address (tcp://host:8786), or 'local' for a "
+        "cluster of --jobs worker processes on this machine",
+    )
     return parser
 
 
@@ -344,8 +435,6 @@ def main(
             full = shlex.join([step.script, *step.full]) if step.full is not None else "(none)"
             say(f"{step.name}  quick: {quick}  full: {full}")
         return 0
-    if args.scheduler:
-        _parser().error("--scheduler (dask) is not implemented yet: run without it (--jobs N)")
     if args.jobs < 1:
         _parser().error(f"--jobs must be at least 1, got {args.jobs}")
     mode = "quick" if args.quick else "full"
@@ -387,26 +476,21 @@ def main(
     write_manifest(out, manifest)
 
     failed: list[str] = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {}
-        for step in todo:
-            futures[pool.submit(run_step, step, mode, out)] = step
-        say(f"running {len(todo)} step(s), {args.jobs} at a time, into {out}")
-        for number, future in enumerate(concurrent.futures.as_completed(futures), 1):
-            step = futures[future]
-            try:
-                entry = future.result()
-            except Exception as error:  # the runner itself failed (e.g. no python)
-                entry = {"status": "failed", "mode": mode, "reason": repr(error)}
-            steps_done[step.name] = entry
-            write_manifest(out, manifest)
-            line = f"[{number}/{len(todo)}] {step.name}: {entry['status']}"
-            if "wall_s" in entry:
-                line += f" in {entry['wall_s']:.1f} s wall, {entry['cpu_s']:.1f} s CPU"
-            if entry["status"] != "ok":
-                failed.append(step.name)
-                line += f" ({entry.get('reason', '')[-300:]})"
-            say(line)
+    finished = (
+        _on_dask(todo, mode, out, args.scheduler, args.jobs, say)
+        if args.scheduler
+        else _on_threads(todo, mode, out, args.jobs, say)
+    )
+    for number, (step, entry) in enumerate(finished, 1):
+        steps_done[step.name] = entry
+        write_manifest(out, manifest)
+        line = f"[{number}/{len(todo)}] {step.name}: {entry['status']}"
+        if "wall_s" in entry:
+            line += f" in {entry['wall_s']:.1f} s wall, {entry['cpu_s']:.1f} s CPU"
+        if entry["status"] != "ok":
+            failed.append(step.name)
+            line += f" ({entry.get('reason', '')[-300:]})"
+        say(line)
     counts: dict[str, int] = {}
     for step in chosen:
         status = steps_done.get(step.name, {}).get("status", "?")

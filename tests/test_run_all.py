@@ -116,8 +116,6 @@ def test_bad_options_are_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         run_all.main(["--quick", "--only", "no_such_step", "--out", str(tmp_path)])
     with pytest.raises(SystemExit):
-        run_all.main(["--quick", "--scheduler", "tcp://x:8786", "--out", str(tmp_path)])
-    with pytest.raises(SystemExit):
         run_all.main(["--quick", "--jobs", "0", "--out", str(tmp_path)])
     with pytest.raises(SystemExit):  # a mode is required
         run_all.main(["--out", str(tmp_path)])
@@ -138,3 +136,33 @@ def test_registry_scripts_exist_and_python_dash_m_lists_them() -> None:
     assert done.returncode == 0, done.stderr
     listed = [line.split()[0] for line in done.stderr.splitlines()]
     assert listed == [step.name for step in run_all.STEPS]
+
+
+def test_steps_run_on_a_local_dask_cluster_with_the_same_manifest(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    good = _script(
+        tmp_path, "good", "import sys, pathlib\npathlib.Path(sys.argv[2]).write_text('x')\n"
+    )
+    bad = _script(tmp_path, "bad", "import sys\nsys.exit('broken on purpose')\n")
+    steps = [
+        run_all.Step("good", good, ("--out", "{dir}/t.csv"), None, outputs=("t.csv",)),
+        run_all.Step("bad", bad, (), None),
+    ]
+    out = tmp_path / "out"
+    lines: list[str] = []
+    # a cluster with its worker in this process (its address as a user would give it);
+    # '--scheduler local' starts worker processes the same way, by dask's own LocalCluster
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as cluster:
+        code = run_all.main(
+            ["--quick", "--scheduler", cluster.scheduler_address, "--out", str(out)],
+            steps=steps,
+            log=lines.append,
+        )
+    assert code == 1
+    assert any("on dask" in line for line in lines), lines
+    got = json.loads((out / "manifest.json").read_text())["steps"]
+    assert got["good"]["status"] == "ok" and (out / "good" / "t.csv").read_text() == "x"
+    assert got["good"]["worker"] and got["good"]["cpu_s"] >= 0
+    assert got["bad"]["status"] == "failed" and "broken on purpose" in got["bad"]["reason"]

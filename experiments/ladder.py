@@ -21,11 +21,13 @@ seats each (``a, a, b, b``), in one of the six distinct seatings, each used equa
 (a pair's games are a multiple of 6): game ``k`` of a pair plays seating ``k mod 6``
 (:func:`kwartet_epistemic.tournament.arrangements`) with a deal seed drawn from the run
 seed, the pair's names and ``k``, so any game replays from its row.  The cheap agents play
-a full round robin (``--games`` per pair, default 240); ``search``, ISMCTS and ``ppo`` play
+a full round robin (``--games`` per pair, default 120); ``search``, ISMCTS and ``ppo`` play
 only some opponents (:data:`SEARCH_OPPONENTS`, :data:`ISMCTS_OPPONENTS`,
-:data:`PPO_OPPONENTS`) with fewer games (``--search-games`` 96, ``--ismcts-games`` 60,
-``--ppo-games`` 120), because a search game costs ~0.2 CPU s and an ISMCTS game ~0.4 where
-a round-robin game costs ~0.01.
+:data:`PPO_OPPONENTS`: ``ppo`` meets every round-robin agent) with their own numbers of
+games (``--search-games`` 96, ``--ismcts-games`` 36, ``--ppo-games`` 60), because a game
+with two ``search`` seats costs ~0.2 CPU s and one with two ISMCTS seats (25 simulations
+a decision) ~1 s, where a round-robin game costs ~0.01 s.  The full run is sized to stay
+under ~25 CPU minutes on a small machine.
 
 **Model.**  Bradley-Terry on games: agent ``a``'s result in a game is its share of the
 win (the two seats' shares summed; a win shared with the other agent's seat is split), and
@@ -283,10 +285,13 @@ def run_games(
     # Small chunks of one pair each, the expensive pairs first, so that the two
     # workers finish together.
     chunks = [tasks[i : i + 6] for i in range(0, len(tasks), 6)]
-    with ProcessPoolExecutor(jobs, mp_context=process_context()) as pool:
+    pool = ProcessPoolExecutor(jobs, mp_context=process_context())
+    try:
         for future in as_completed([pool.submit(play_chunk, chunk) for chunk in chunks]):
             for row in future.result():
                 write(row)
+    finally:  # stopped early (an error, Ctrl-C): drop the games not started
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 # ----- the RL baseline as a player ----------------------------------------------------
@@ -510,11 +515,11 @@ def roster(args: argparse.Namespace) -> tuple[list[str], list[Pair]]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=240, help="games per round-robin pair")
+    parser.add_argument("--games", type=int, default=120, help="games per round-robin pair")
     parser.add_argument("--search-games", type=int, default=96)
-    parser.add_argument("--ismcts-games", type=int, default=60)
+    parser.add_argument("--ismcts-games", type=int, default=36)
     parser.add_argument("--ismcts-simulations", type=int, default=25)
-    parser.add_argument("--ppo-games", type=int, default=120)
+    parser.add_argument("--ppo-games", type=int, default=60)
     parser.add_argument("--ppo-timesteps", type=int, default=20480)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument(
@@ -525,12 +530,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", default="ladder_results")
     parser.add_argument(
         "--quick", action="store_true",
-        help="4 round-robin agents, 6 games a pair, search and ppo briefly (the CI check)",
+        help="4 round-robin agents, 6 games a pair, search and an untrained ppo (the CI check)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.search_games, args.ismcts_games = 6, 6, 0
-        args.ppo_games, args.ppo_timesteps, args.bootstrap = 6, 512, 50
+        args.ppo_games, args.ppo_timesteps, args.bootstrap = 6, 0, 50  # ppo untrained
     for name in ("games", "search_games", "ismcts_games", "ppo_games", "ppo_timesteps"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')}: expected a whole number >= 0")
@@ -668,7 +673,11 @@ def report(
         f"pair's observed 95% interval in {misses} pairs; mean |predicted - observed| "
         f"{np.mean(deviations):.3f}, largest {np.max(deviations):.3f}"
     )
-    print("\nCPU seconds per game (median over the pair's games, both agents together):")
+    print(
+        f"\nCPU seconds in all {len(rows)} games (summed per game, every run that wrote "
+        f"{SCRIPT.split('/')[-1].replace('.py', '.csv')}): {sum(r.cpu_s for r in rows):.0f}"
+    )
+    print("CPU seconds per game (median over the games an agent played, all four seats):")
     for spec in played:
         mine = [r.cpu_s for r in rows if spec in (r.a, r.b)]
         print(f"  {spec:36} {np.median(mine):.3f}")

@@ -405,6 +405,24 @@ def log_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, float
     return float(slope), float(intercept), float(r2)
 
 
+def linear_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, float]:
+    """Least squares of y = a + b x: (a, b, R^2).
+
+    >>> a, b, r2 = linear_fit([0, 1, 2, 3], [1, 3, 5, 7])
+    >>> round(a, 6), round(b, 6), round(r2, 6)
+    (1.0, 2.0, 1.0)
+    """
+    xs, ys = np.asarray(x, float), np.asarray(y, float)
+    design = np.vstack([np.ones_like(xs), xs]).T
+    (a, b), *_ = np.linalg.lstsq(design, ys, rcond=None)
+    residual = ys - (a + b * xs)
+    total = ((ys - ys.mean()) ** 2).sum()
+    return float(a), float(b), float(1 - (residual**2).sum() / total) if total else 1.0
+
+
+TAIL = 10_000  # programme states above which the cost is fitted on its own (log-log)
+
+
 # ---------------------------------------------------------------- SMCDEL side by side
 
 
@@ -570,33 +588,8 @@ def figures(
 
     colours = {3: "tab:blue", 4: "tab:orange", 5: "tab:green", 6: "tab:red"}
     engines = [e for e in ENGINES if any(r["engine"] == e for r in summary)]
-    fig, axes = plt.subplots(1, len(engines), figsize=(4.2 * len(engines), 3.8), sharey=True)
-    axes = np.atleast_1d(axes)
-    for ax, engine in zip(axes, engines, strict=True):
-        cells = _cells(summary, engine)
-        early = engine != "counting"
-        for players in sorted({p for p, _ in cells}):
-            points = sorted(
-                (c, r) for (p, c), r in cells.items() if p == players and r["median_ms"] != ""
-            )
-            if not points:
-                continue
-            key = "early_" if early else ""
-            x = [c for c, _ in points]
-            ax.plot(x, [float(r[key + "median_ms"]) for _, r in points], "o-",
-                    color=colours.get(players), label=f"{players} players median")  # fmt: skip
-            ax.plot(x, [float(r[key + "max_ms"]) for _, r in points], ":",
-                    color=colours.get(players), alpha=0.8)  # fmt: skip
-        ax.set_yscale("log")
-        ax.set_xlabel("cards")
-        window = "whole games" if not early else "first events"
-        ax.set_title(f"{engine} engine ({window})")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("CPU ms per event (solid: median, dotted: max)")
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    _save(fig, out / "scaling_cost.png")
-    plt.close(fig)
+    if engines:
+        cost_figure(summary, engines, colours, out)
 
     counting = [r for r in rows if r["engine"] == "counting" and r["status"] == "event"]
     if counting:
@@ -612,11 +605,11 @@ def figures(
                            label=f"{players} players")  # fmt: skip
             x = [int(r[column]) for r in counting]
             y = [1000 * float(r["cpu_s"]) for r in counting]
-            slope, intercept, r2 = log_fit(x, y)
+            a, b, r2 = linear_fit(x, y)
             positive = [v for v in x if v > 0]
-            grid = np.logspace(np.log10(min(positive)), np.log10(max(positive)), 50)
-            ax.plot(grid, 10**intercept * grid**slope, "k--", lw=1,
-                    label=f"fit: slope {slope:.2f}, $R^2$ {r2:.2f}")  # fmt: skip
+            grid = np.logspace(np.log10(min(positive)), np.log10(max(positive)), 80)
+            ax.plot(grid, a + b * grid, "k--", lw=1,
+                    label=f"{a:.2f} ms + {1e6 * b:.3g} ms per $10^6$ (linear fit, $R^2$ {r2:.2f})")  # fmt: skip
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel(label)
@@ -644,6 +637,43 @@ def figures(
         fig.tight_layout()
         _save(fig, out / "scaling_smcdel.png")
         plt.close(fig)
+
+
+def cost_figure(
+    summary: list[dict[str, Any]], engines: list[str], colours: dict[int, str], out: Path
+) -> None:
+    """Cost against cards, a line per player count (log scale), a panel per engine."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(engines), figsize=(4.2 * len(engines), 3.8), sharey=True)
+    axes = np.atleast_1d(axes)
+    for ax, engine in zip(axes, engines, strict=True):
+        cells = _cells(summary, engine)
+        early = engine != "counting"
+        for players in sorted({p for p, _ in cells}):
+            points = sorted(
+                (c, r) for (p, c), r in cells.items() if p == players and r["median_ms"] != ""
+            )
+            if not points:
+                continue
+            key = "early_" if early else ""
+            x = [c for c, _ in points]
+            ax.plot(x, [float(r[key + "median_ms"]) for _, r in points], "o-",
+                    color=colours.get(players), label=f"{players} players median")  # fmt: skip
+            ax.plot(x, [float(r[key + "p90_ms"]) for _, r in points], "--", lw=0.9,
+                    color=colours.get(players), alpha=0.8)  # fmt: skip
+            ax.plot(x, [float(r[key + "max_ms"]) for _, r in points], ":",
+                    color=colours.get(players), alpha=0.8)  # fmt: skip
+        ax.set_yscale("log")
+        ax.set_xlabel("cards")
+        window = "whole games" if not early else "first events"
+        ax.set_title(f"{engine} engine ({window})")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("CPU ms per event (median, - - p90, ... max)")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    _save(fig, out / "scaling_cost.png")
+    plt.close(fig)
 
 
 def _save(fig: Any, path: Path) -> None:
@@ -694,11 +724,20 @@ def latex(
     counting = [r for r in rows if r["engine"] == "counting" and r["status"] == "event"]
     if len(counting) > 2:
         for column, label in (("states", "states"), ("term_states", "work")):
-            slope, _, r2 = log_fit(
-                [int(r[column]) for r in counting], [float(r["cpu_s"]) for r in counting]
-            )
-            numbers[name("kw", "scaling", label, "slope")] = _latex.fmt(slope, 2)
+            x = [int(r[column]) for r in counting]
+            y = [1000 * float(r["cpu_s"]) for r in counting]
+            a, b, r2 = linear_fit(x, y)
+            numbers[name("kw", "scaling", label, "fixed", "ms")] = _latex.fmt(a, 2)
+            # microseconds per thousand states (or state-terms)
+            numbers[name("kw", "scaling", label, "per", "thousand", "us")] = _latex.fmt(1e6 * b, 2)
             numbers[name("kw", "scaling", label, "rsquared")] = _latex.fmt(r2, 2)
+            tail = [(u, v) for u, v in zip(x, y, strict=True) if u >= TAIL]
+            if len(tail) > 2:
+                slope, _, tail_r2 = log_fit([u for u, _ in tail], [v for _, v in tail])
+                numbers[name("kw", "scaling", label, "tail", "slope")] = _latex.fmt(slope, 2)
+                numbers[name("kw", "scaling", label, "tail", "rsquared")] = _latex.fmt(tail_r2, 2)
+                numbers[name("kw", "scaling", label, "tail", "events")] = _latex.fmt(len(tail), 0)
+        numbers[name("kw", "scaling", "tail", "threshold")] = _latex.fmt(TAIL, 0)
         numbers[name("kw", "scaling", "states", "max")] = _latex.fmt(
             max(int(r["states"]) for r in counting), 0
         )

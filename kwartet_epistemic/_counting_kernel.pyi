@@ -3,7 +3,7 @@
 Buffers are any C-contiguous objects of 64-bit integers (NumPy int64 arrays, bytes).
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 def programme(
@@ -21,3 +21,15 @@ def family_table(
     n_dims: int,
     n_slots: int,
 ) -> tuple[bytes, bytes, bytes] | None: ...
+def recount(
+    capacity: list[int],
+    allowed: list[int],
+    viewer: tuple[int, ...] | None,
+    coded: list[list[tuple[int, ...]]],
+    clause_sets: list[Any],
+    families: Iterable[int],
+    location: list[str | None],
+    players: tuple[str, ...],
+    slot_owner: list[str | None],
+    out: Any,
+) -> int | None: ...

@@ -44,7 +44,8 @@ def _bounded_caches_within_their_limits() -> None:
     assert len(counting._OWNERS) <= 1001
     assert len(counting._LAYOUTS) <= counting._MAX_LAYOUTS
     assert len(agents_knowledge._SHARED) <= agents_knowledge._SHARED_LIMIT
-    assert len(agents_knowledge._WANTED_ROWS) <= 4096
+    assert len(counting._WANTED_ROWS) <= 4096
+    assert len(counting._FAMILY_RANGES) <= 64
     assert len(game_module._PICKERS) <= game_module._MAX_PICKERS
     assert len(game_module._CHECKED_PLAYERS) <= 1024
 
@@ -57,7 +58,7 @@ def _empty_bounded_caches() -> None:
     counting._OWNERS.clear()
     counting._LAYOUTS.clear()
     agents_knowledge._SHARED.clear()
-    agents_knowledge._WANTED_ROWS.clear()
+    counting._WANTED_ROWS.clear()
     game_module._PICKERS.clear()
     game_module._CHECKED_PLAYERS.clear()
 

@@ -35,7 +35,7 @@ from typing import Protocol
 import numpy as np
 
 from kwartet_epistemic.cards import Card, Deck
-from kwartet_epistemic.epistemics.counting import WorldCounter, exact_probabilities
+from kwartet_epistemic.epistemics.counting import WorldCounter, family_probabilities
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
 from kwartet_epistemic.epistemics.state import World
 from kwartet_epistemic.errors import GameSetupError, KwartetError
@@ -338,33 +338,10 @@ class ExactKnowledge(_ViewFollower):
     def _compute(
         history: PublicHistory, infos: list[PrivateInfo], wanted: frozenset[int]
     ) -> tuple[np.ndarray, int]:
-        counter = WorldCounter(history, infos, marginals=wanted, stable_layout=True)
-        count = counter.count
+        matrix, count = family_probabilities(history, infos, wanted)
         if count == 0:
             raise KwartetError("no world is consistent with the record")
-        families, rows = _wanted_rows(wanted)
-        probabilities = exact_probabilities(counter.location_rows(rows), count)
-        matrix = np.full((len(history.deck), len(history.players)), np.nan)
-        for j, f in enumerate(families):  # whole families: slices, no fancy indexing
-            matrix[4 * f : 4 * f + 4] = probabilities[4 * j : 4 * j + 4]
         return matrix, count
-
-
-_WANTED_ROWS: dict[frozenset[int], tuple[list[int], np.ndarray]] = {}
-
-
-def _wanted_rows(wanted: frozenset[int]) -> tuple[list[int], np.ndarray]:
-    """The families in order and the index array of their cards (remembered: the same
-    few sets of held families recur at every decision)."""
-    found = _WANTED_ROWS.get(wanted)
-    if found is None:
-        families = sorted(wanted)
-        rows = np.array([c for f in families for c in range(4 * f, 4 * f + 4)], dtype=np.intp)
-        rows.setflags(write=False)
-        if len(_WANTED_ROWS) >= 4096:
-            _WANTED_ROWS.clear()
-        found = _WANTED_ROWS[wanted] = (families, rows)
-    return found
 
 
 class _Shared:

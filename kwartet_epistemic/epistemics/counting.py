@@ -38,7 +38,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,6 +51,7 @@ from kwartet_epistemic.epistemics.history import (
     PrivateInfo,
     PublicHistory,
 )
+from kwartet_epistemic.errors import KwartetError
 
 try:  # the compiled kernel; the NumPy path gives the same answers without it
     from kwartet_epistemic import _counting_kernel as _kernel
@@ -63,6 +64,7 @@ __all__ = [
     "simplify_clauses",
     "kernel_available",
     "exact_probabilities",
+    "family_probabilities",
 ]
 
 USE_KERNEL = os.environ.get("KWARTET_NO_KERNEL", "") in ("", "0")
@@ -1155,6 +1157,121 @@ def exact_probabilities(counts: np.ndarray, total: int) -> np.ndarray:
     return np.array([[int(x) / total for x in row] for row in counts], dtype=np.float64).reshape(
         counts.shape
     )
+
+
+_FAMILY_RANGES: dict[int, frozenset[int]] = {}
+
+
+def family_probabilities(
+    history: PublicHistory,
+    viewers: Sequence[PrivateInfo] = (),
+    families: Iterable[int] | None = None,
+) -> tuple[np.ndarray, int]:
+    """The exact probability, over the worlds of ``history`` as ``viewers`` see them (as
+    :class:`WorldCounter` counts them), that each player holds each card now, for the
+    cards of ``families`` (every family by default; the other rows are NaN), and the
+    number of worlds: ``(matrix [n_cards, n_players], count)``.  Each probability is the
+    correctly rounded quotient of exact counts, as :func:`exact_probabilities` of
+    :meth:`WorldCounter.location_rows` gives it; with no world, the count is 0 and every
+    row NaN.
+
+    Where the compiled kernel can do it exactly in 64-bit arithmetic (no dead-card or
+    Memory Kwartet correction to make, every count below 2^63, small family tables), the
+    whole recount is one call of the kernel, which builds every family's table afresh;
+    otherwise a :class:`WorldCounter` does it, with the same answers.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> history = PublicHistory(game.deck, game.players, game.rules)
+    >>> history.extend(game.record)
+    >>> matrix, count = family_probabilities(history, families=[0])
+    >>> count, matrix[0].tolist(), bool(np.isnan(matrix[4:]).all())
+    (93577100618119680, [0.25, 0.25, 0.25, 0.25], True)
+    """
+    n_families = history.deck.n_families
+    every = _FAMILY_RANGES.get(n_families)
+    if every is None:
+        if len(_FAMILY_RANGES) >= 64:
+            _FAMILY_RANGES.clear()
+        every = _FAMILY_RANGES[n_families] = frozenset(range(n_families))
+    wanted = every if families is None else frozenset(families)
+    if not wanted <= every:
+        bad = sorted(wanted - every, key=repr)
+        raise KwartetError(
+            f"families: expected family numbers 0 to {n_families - 1}, got {bad[0]!r}"
+        )
+    viewers = tuple(viewers)
+    matrix = np.full((len(history.deck), len(history.players)), np.nan)
+    if (
+        USE_KERNEL
+        and _kernel is not None
+        and not history.game_goes_on_with_dead_cards()
+        and not history.stuck_twins()
+    ):
+        count = _kernel.recount(
+            history.capacity,
+            history.allowed,
+            _viewer_masks(history, viewers) if viewers else None,
+            history.coded_clauses,
+            history.clauses,
+            wanted,
+            history.location,
+            history.players,
+            history.slot_owner,
+            matrix,
+        )
+        if count is not None:
+            return matrix, count
+    counter = WorldCounter(history, viewers, marginals=wanted, stable_layout=True)
+    count = counter.count
+    if count:
+        order, rows = _wanted_rows(wanted)
+        probabilities = exact_probabilities(counter.location_rows(rows), count)
+        for j, f in enumerate(order):  # whole families: slices, no fancy indexing
+            matrix[4 * f : 4 * f + 4] = probabilities[4 * j : 4 * j + 4]
+    return matrix, count
+
+
+_WANTED_ROWS: dict[frozenset[int], tuple[list[int], np.ndarray]] = {}
+
+
+def _wanted_rows(wanted: frozenset[int]) -> tuple[list[int], np.ndarray]:
+    """The families in order and the index array of their cards (remembered: the same
+    few sets of families recur at every decision)."""
+    found = _WANTED_ROWS.get(wanted)
+    if found is None:
+        families = sorted(wanted)
+        rows = np.array([c for f in families for c in range(4 * f, 4 * f + 4)], dtype=np.intp)
+        rows.setflags(write=False)
+        if len(_WANTED_ROWS) >= 4096:
+            _WANTED_ROWS.clear()
+        found = _WANTED_ROWS[wanted] = (families, rows)
+    return found
+
+
+def _viewer_masks(history: PublicHistory, viewers: tuple[PrivateInfo, ...]) -> tuple[int, ...]:
+    """Per card the slots the viewers' private information allows (as
+    :meth:`WorldCounter._viewer_rules` says it: their own cards from their own slots,
+    every other card from none of them), remembered in the history's memo."""
+    key = ("viewer masks", viewers)
+    masks = history.memo.get(key)
+    if masks is None:
+        own_card: dict[int, int] = {}
+        own_slots = 0
+        for viewer in viewers:
+            hand = 1 << history.players.index(viewer.player)
+            own_slots |= hand
+            for c in viewer.dealt:
+                own_card[c] = hand
+            for number, card in viewer.draws:
+                own_slots |= 1 << history.draw_slots[number]
+                own_card[card] = 1 << history.draw_slots[number]
+        keep = ~own_slots
+        masks = tuple(own_card.get(c, keep) for c in range(len(history.deck)))
+        if len(history.memo) > _MEMO_LIMIT:
+            history.memo.clear()
+        history.memo[key] = masks
+    return masks  # type: ignore[return-value]
 
 
 _OWNERS: dict[tuple[tuple[str | None, ...], tuple[str, ...], np.dtype[Any]], np.ndarray] = {}

@@ -601,7 +601,7 @@ def figures(
             for players in sorted({int(r["players"]) for r in counting}):
                 mine = [r for r in counting if int(r["players"]) == players]
                 ax.scatter([int(r[column]) for r in mine], [1000 * float(r["cpu_s"]) for r in mine],
-                           s=3, alpha=0.25, color=colours.get(players),
+                           s=3, alpha=0.25, color=colours.get(players), rasterized=True,
                            label=f"{players} players")  # fmt: skip
             x = [int(r[column]) for r in counting]
             y = [1000 * float(r["cpu_s"]) for r in counting]

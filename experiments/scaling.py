@@ -650,6 +650,7 @@ def cost_figure(
     for ax, engine in zip(axes, engines, strict=True):
         cells = _cells(summary, engine)
         early = engine != "counting"
+        sizes: set[int] = set()
         for players in sorted({p for p, _ in cells}):
             points = sorted(
                 (c, r) for (p, c), r in cells.items() if p == players and r["median_ms"] != ""
@@ -660,16 +661,18 @@ def cost_figure(
             x = [c for c, _ in points]
             ax.plot(x, [float(r[key + "median_ms"]) for _, r in points], "o-",
                     color=colours.get(players), label=f"{players} players median")  # fmt: skip
-            ax.plot(x, [float(r[key + "p90_ms"]) for _, r in points], "--", lw=0.9,
+            ax.plot(x, [float(r[key + "p90_ms"]) for _, r in points], "_--", lw=0.9, ms=6,
                     color=colours.get(players), alpha=0.8)  # fmt: skip
-            ax.plot(x, [float(r[key + "max_ms"]) for _, r in points], ":",
+            ax.plot(x, [float(r[key + "max_ms"]) for _, r in points], "v:", ms=3,
                     color=colours.get(players), alpha=0.8)  # fmt: skip
+            sizes.update(x)
         ax.set_yscale("log")
+        ax.set_xticks(sorted(sizes) if len(sizes) < 8 else sorted(sizes)[::2])
         ax.set_xlabel("cards")
         window = "whole games" if not early else "first events"
         ax.set_title(f"{engine} engine ({window})")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("CPU ms per event (median, - - p90, ... max)")
+    axes[0].set_ylabel("CPU ms per event (median o, p90 -, max v)")
     axes[0].legend(fontsize=8)
     fig.tight_layout()
     _save(fig, out / "scaling_cost.png")

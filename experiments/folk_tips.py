@@ -30,7 +30,11 @@ legal under every rule set; the bluffing rule changes what an ask tells the othe
 Per match: the tipped player's win share (shared wins split) with its 95% interval
 (:func:`kwartet_epistemic.tournament.share_interval`), the difference from the fair share
 with that interval shifted, a verdict (``wins``: interval above 1/4; ``loses``: below;
-``no difference shown``), mean quartets and asks.
+``no difference shown``), mean quartets and asks.  Paired with the all-base games on the
+same deals (``games/base-*.csv``, one tournament per base, the same seed): the share of
+games the tip changed (0: it never fired, the match replays the base's games) and the
+paired gain, the tipped seat's share minus that seat's share in the all-base game (a
+tighter interval: the deal's luck cancels).
 
 **Outputs** in ``--out``: ``games/<match>.csv`` (the tournament CSVs, one row per game as it
 finishes; a run started again resumes each match where it stopped), ``folk_tips.csv``
@@ -141,7 +145,7 @@ COLUMNS = [
     "match", "series", "knowledge", "rules", "variant", "tipped", "base", "games",
     "win_share", "low", "high", "method", "diff", "diff_low", "diff_high", "verdict",
     "base_share", "mean_quartets", "quartets_low", "quartets_high", "mean_asks",
-    "unfinished", "seconds",
+    "unfinished", "changed", "gain", "gain_low", "gain_high", "seconds",
 ]  # fmt: skip
 
 
@@ -154,7 +158,38 @@ def verdict(low: float, high: float) -> str:
     return "no difference shown"
 
 
-def summarise(match: Match, result: TournamentResult, seconds: float) -> dict[str, Any]:
+def paired(match: Match, result: TournamentResult, reference: TournamentResult) -> dict[str, Any]:
+    """The tipped seat against the same seat of the all-base game on the same deal.
+
+    Game ``k`` of every tournament with the same seed has the same deal, and each seat's
+    random numbers come from the deal seed and the seat, so where the tip changes no
+    choice the match's game is the all-base game move for move.  ``changed`` is the
+    share of games whose scores differ from it; ``gain`` the mean over games of the
+    tipped seat's share of the win minus that seat's share in the all-base game, with a
+    95% Student t interval (paired: the deal's luck cancels)."""
+    from scipy import stats
+
+    base = {g.game: g for g in reference.games}
+    diffs, changed = [], 0
+    for g in result.games:
+        b = base[g.game]
+        assert b.seed == g.seed, "the all-base games must be played on the same deals"
+        seat = g.agents.index(match.tipped)
+        diffs.append(g.share(seat) - b.share(seat))
+        changed += g.scores != b.scores or g.asks != b.asks
+    n = len(diffs)
+    mean = sum(diffs) / n
+    spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else math.nan
+    half = float(stats.t.ppf(0.975, n - 1)) * spread / math.sqrt(n) if n > 1 else math.nan
+    if spread == 0.0:
+        half = 0.0
+    return {"changed": changed / n, "gain": mean, "gain_low": mean - half,
+            "gain_high": mean + half}  # fmt: skip
+
+
+def summarise(
+    match: Match, result: TournamentResult, seconds: float, reference: TournamentResult
+) -> dict[str, Any]:
     """The match's row of ``folk_tips.csv``."""
     rows = {row.agent: row for row in result.summary()}
     me, base = rows[match.tipped], rows[match.base]
@@ -170,6 +205,7 @@ def summarise(match: Match, result: TournamentResult, seconds: float) -> dict[st
         "quartets_high": me.quartets_interval[1],
         "mean_asks": sum(g.asks for g in result.games) / max(1, len(result.games)),
         "unfinished": sum(1 for g in result.games if not g.finished),
+        **paired(match, result, reference),
         "seconds": round(seconds, 1),
     }  # fmt: skip
 
@@ -183,6 +219,20 @@ def play(match: Match, games: int, seed: int, jobs: int, folder: Path,
     return kw.tournament(
         list(match.agents), games=games, rules=RULES[match.rules], seed=seed, jobs=jobs,
         out=folder / "games" / f"{match.key}.csv", progress=progress,
+    )  # fmt: skip
+
+
+def play_reference(match: Match, games: int, seed: int, jobs: int, folder: Path,
+                   progress: bool = False) -> TournamentResult:  # fmt: skip
+    """The all-base games on the match's deals (``games/base-<series>-<knowledge>-<rules>.csv``,
+    shared by the matches with that base)."""
+    seatings = len(arrangements(match.agents))
+    games = -(-games // seatings) * seatings
+    (folder / "games").mkdir(parents=True, exist_ok=True)
+    name = f"base-{match.series}-{match.knowledge}-{match.rules}.csv"
+    return kw.tournament(
+        [match.base] * PLAYERS, games=games, rules=RULES[match.rules], seed=seed, jobs=jobs,
+        out=folder / "games" / name, progress=progress,
     )  # fmt: skip
 
 
@@ -229,7 +279,9 @@ def run(matches: Sequence[Match], games: int, seed: int, jobs: int, out: Path,
     for match in matches:
         start = time.perf_counter()
         result = play(match, games, seed, jobs, out, progress)
-        rows.append(summarise(match, result, time.perf_counter() - start))
+        seconds = time.perf_counter() - start
+        reference = play_reference(match, games, seed, jobs, out, progress)
+        rows.append(summarise(match, result, seconds, reference))
         results.append((match, result))
         write_rows(out / "folk_tips.csv", rows)
         print(f"  {match.key}: {_line(rows[-1])}", flush=True)
@@ -241,7 +293,9 @@ def _line(row: dict[str, Any]) -> str:
     return (
         f"{row['tipped']} {float(row['win_share']):.3f} "
         f"[{float(row['low']):.3f}, {float(row['high']):.3f}] "
-        f"vs fair {FAIR:.2f}: {float(row['diff']):+.3f} -> {row['verdict']}"
+        f"vs fair {FAIR:.2f}: {float(row['diff']):+.3f} -> {row['verdict']}; "
+        f"{100 * row['changed']:.0f}% of games changed, paired gain {row['gain']:+.3f} "
+        f"[{row['gain_low']:+.3f}, {row['gain_high']:+.3f}]"
     )
 
 
@@ -273,6 +327,7 @@ def numbers(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
         "kwTipsUnfinished": _latex.fmt(sum(int(r["unfinished"]) for r in rows), 0),
         "kwTipsWins": _latex.fmt(sum(1 for r in rows if r["verdict"] == "wins"), 0),
         "kwTipsLoses": _latex.fmt(sum(1 for r in rows if r["verdict"] == "loses"), 0),
+        "kwTipsNoEffect": _latex.fmt(sum(1 for r in rows if float(r["changed"]) == 0.0), 0),
     }
     for row in rows:
         stem = macro_stem(row)
@@ -283,6 +338,11 @@ def numbers(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
         out[stem + "DiffCI"] = f"[{_signed(low - FAIR)}, {_signed(high - FAIR)}]"
         out[stem + "Quartets"] = _latex.fmt(float(row["mean_quartets"]), 2)
         out[stem + "Verdict"] = str(row["verdict"])
+        out[stem + "Changed"] = _latex.fmt(100 * float(row["changed"]), 1)
+        out[stem + "Gain"] = _signed(float(row["gain"]))
+        out[stem + "GainCI"] = (
+            f"[{_signed(float(row['gain_low']))}, {_signed(float(row['gain_high']))}]"
+        )
     return out
 
 
@@ -296,7 +356,8 @@ TABLE_COLUMNS = [
 
 def table_rows(rows: Sequence[dict[str, Any]]) -> list[list[str]]:
     """Rows of the booktabs table: one per variant (then the bluffing-rules rows), a cell
-    per series and knowledge: share and interval, bold when the interval is above 1/4."""
+    per series and knowledge: share and interval, bold when the interval is above 1/4,
+    italic when below, a dagger when the tip changed no game (the base's own games)."""
     by = {(r["series"], r["knowledge"], r["rules"], r["variant"]): r for r in rows}
 
     def cell(series: str, knowledge: str, rules: str, variant: str) -> str:
@@ -309,6 +370,8 @@ def table_rows(rows: Sequence[dict[str, Any]]) -> list[list[str]]:
             return "--"
         share, low, high = (float(row[k]) for k in ("win_share", "low", "high"))
         text = f"{_latex.fmt(share, 3)} {_latex.interval(low, high, 3)}"
+        if float(row["changed"]) == 0.0:  # the tip never fired: the base's own games
+            return f"{text}$^\\dagger$"
         if row["verdict"] == "wins":
             return f"\\textbf{{{text}}}"
         if row["verdict"] == "loses":
@@ -365,6 +428,9 @@ def figure(out: Path, rows: Sequence[dict[str, Any]]) -> Path:
             if kind not in labelled:
                 label = f"{kind[0]} knowledge, {kind[1]} rules"
                 labelled.add(kind)
+            if float(row["changed"]) == 0.0:
+                ax.annotate("never fires", (x, high), textcoords="offset points", xytext=(0, 3),
+                            ha="center", fontsize=6, color="grey", rotation=90)  # fmt: skip
             ax.errorbar(x, share, yerr=[[share - low], [high - share]], color=colour,
                         marker=marker, markerfacecolor=colour if filled else "white",
                         markersize=6, capsize=3, linestyle="none", label=label)  # fmt: skip
@@ -402,16 +468,22 @@ def report(rows: Sequence[dict[str, Any]]) -> str:
         lines.append("")
         lines.append(f"== on {SERIES[series]}:{knowledge}, {rules} rules")
         lines.append(f"  {'variant':<9} {'games':>6}  {'share':>6}  {'95% interval':<16} "
-                     f"{'- 1/4':>7}  {'quartets':>8}  {'asks':>5}  verdict")  # fmt: skip
+                     f"{'- 1/4':>7}  {'quartets':>8}  {'asks':>5}  {'changed':>7}  "
+                     f"{'paired gain [95%]':<25} verdict")  # fmt: skip
         for r in group:
             lines.append(
                 f"  {r['variant']!s:<9} {r['games']!s:>6}  {float(r['win_share']):6.3f}  "
                 f"[{float(r['low']):.3f}, {float(r['high']):.3f}]   "
                 f"{float(r['diff']):+7.3f}  {float(r['mean_quartets']):8.2f}  "
-                f"{float(r['mean_asks']):5.1f}  {r['verdict']}"
+                f"{float(r['mean_asks']):5.1f}  {100 * float(r['changed']):6.1f}%  "
+                f"{float(r['gain']):+.3f} [{float(r['gain_low']):+.3f}, "
+                f"{float(r['gain_high']):+.3f}]   {r['verdict']}"
             )
     unfinished = sum(int(r["unfinished"]) for r in rows)
     lines.append("")
+    lines.append("changed: the games whose scores or length differ from the all-base game on the "
+                 "same deal (0%: the tip never fired); paired gain: the tipped seat's share minus "
+                 "that seat's share in the all-base game, mean over deals.")  # fmt: skip
     lines.append(f"{len(rows)} matches, {sum(int(r['games']) for r in rows)} games, "
                  f"{unfinished} stopped at the ask limit")  # fmt: skip
     return "\n".join(lines)

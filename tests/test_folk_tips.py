@@ -196,6 +196,31 @@ def test_without_remember_the_knowledge_is_not_used(tiny) -> None:
     assert [[g[k] for k in keep] for g in facts] == [[g[k] for k in keep] for g in exact]
 
 
+def test_paired_against_the_all_base_games_on_the_same_deals(tiny) -> None:
+    out, matches, rows = tiny
+    # With fact lists every candidate holder of a card has the same chance, so the bluff
+    # tip (ask a less likely holder) never fires: the base's own games, move for move.
+    bluff = rows[2]
+    assert bluff["changed"] == 0.0 and bluff["gain"] == bluff["gain_low"] == 0.0
+    base = _games(out / "games" / "base-remember-facts-bluffing.csv")
+    games = _games(out / "games" / f"{matches[2].key}.csv")
+    keep = ["seed", "score_A", "score_B", "score_C", "score_D", "winners", "asks"]
+    assert [[g[k] for k in keep] for g in games] == [[g[k] for k in keep] for g in base]
+    # spread alone on a forgetful base changes games; the paired gain is the share minus
+    # the same seats' mean share in the all-base games
+    spread = rows[0]
+    assert spread["changed"] > 0
+    base = _games(out / "games" / "base-alone-facts-publisher.csv")
+    match = _games(out / "games" / f"{matches[0].key}.csv")
+    seat_shares = []
+    for g, b in zip(match, base, strict=True):
+        assert g["seed"] == b["seed"]
+        seat = next(s for s in "ABCD" if g[f"agent_{s}"] == matches[0].tipped)
+        seat_shares.append(1 / len(b["winners"].split()) if seat in b["winners"].split() else 0.0)
+    assert spread["gain"] == pytest.approx(spread["win_share"] - np.mean(seat_shares))
+    assert spread["gain_low"] <= spread["gain"] <= spread["gain_high"]
+
+
 def test_a_second_run_resumes_with_no_new_game(tiny) -> None:
     out, matches, rows = tiny
     before = {p.name: p.read_bytes() for p in (out / "games").iterdir()}

@@ -251,16 +251,25 @@ def _cell(value: object) -> object:
     return f"{value:.6f}" if isinstance(value, float) else value
 
 
-def write_games(path: Path, results: Sequence[tuple[Match, TournamentResult]]) -> None:
-    """Every game of every match in one compact gzipped CSV (written whole)."""
+def write_games(
+    path: Path,
+    results: Sequence[tuple[Match, TournamentResult]],
+    references: dict[str, TournamentResult] | None = None,
+) -> None:
+    """Every game of every match, then of every all-base tournament (``base-...``, no
+    tipped seat), in one compact gzipped CSV (written whole)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(["match", "game", "seed", "tipped_seat", "scores", "winners", "asks",
                      "finished", "first"])  # fmt: skip
-    for match, result in results:
+    tables: list[tuple[str, str | None, TournamentResult]] = [
+        (m.key, m.tipped, r) for m, r in results
+    ]
+    tables += [(key, None, r) for key, r in (references or {}).items()]
+    for key, tipped, result in tables:
         for g in result.games:
             writer.writerow([
-                match.key, g.game, g.seed, "ABCD"[g.agents.index(match.tipped)],
+                key, g.game, g.seed, "ABCD"[g.agents.index(tipped)] if tipped else "",
                 " ".join(map(str, g.scores)), " ".join(g.winners), g.asks, int(g.finished),
                 g.first or "",
             ])  # fmt: skip
@@ -276,16 +285,18 @@ def run(matches: Sequence[Match], games: int, seed: int, jobs: int, out: Path,
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     results: list[tuple[Match, TournamentResult]] = []
+    references: dict[str, TournamentResult] = {}
     for match in matches:
         start = time.perf_counter()
         result = play(match, games, seed, jobs, out, progress)
         seconds = time.perf_counter() - start
         reference = play_reference(match, games, seed, jobs, out, progress)
+        references[f"base-{match.series}-{match.knowledge}-{match.rules}"] = reference
         rows.append(summarise(match, result, seconds, reference))
         results.append((match, result))
         write_rows(out / "folk_tips.csv", rows)
         print(f"  {match.key}: {_line(rows[-1])}", flush=True)
-    write_games(out / "folk_tips_games.csv.gz", results)
+    write_games(out / "folk_tips_games.csv.gz", results, references)
     return rows
 
 

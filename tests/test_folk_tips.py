@@ -230,7 +230,10 @@ def test_a_second_run_resumes_with_no_new_game(tiny) -> None:
     assert [{k: v for k, v in r.items() if k != "seconds"} for r in again] == strip
     with gzip.open(out / "folk_tips_games.csv.gz", "rt", newline="") as handle:
         compact = list(csv.DictReader(handle))
-    assert len(compact) == 24 and {g["match"] for g in compact} == {m.key for m in matches}
+    bases = {"base-alone-facts-publisher", "base-alone-exact-publisher",
+             "base-remember-facts-bluffing"}  # fmt: skip
+    assert len(compact) == 48 and {g["match"] for g in compact} == {m.key for m in matches} | bases
+    assert all(bool(g["tipped_seat"]) != g["match"].startswith("base-") for g in compact)
     saved = _games(out / "folk_tips.csv")
     assert [r["match"] for r in saved] == [m.key for m in matches]
     assert [float(r["win_share"]) for r in saved] == pytest.approx(

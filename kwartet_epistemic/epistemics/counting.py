@@ -18,6 +18,10 @@ Speed comes from three places:
   install``) that computes only the table entries that can still reach the capacities;
   without it the same programme runs in NumPy (``USE_KERNEL = False`` forces that path,
   and the tests run both);
+* where only location probabilities are wanted and 64-bit arithmetic is exact,
+  :func:`family_probabilities` runs the whole recount (every family's table afresh, the
+  programme, the wanted marginals, the correctly rounded quotients) in one kernel call:
+  what the knowledge agents ask at every decision;
 * counts are exact integers throughout, with the narrowest arithmetic that is exact:
   modulo 2^64 or 2^128 when the multinomial bound of the whole placement proves that
   every answer is below it (modular arithmetic is a ring homomorphism, so wrap-around in

@@ -381,7 +381,7 @@ def _current_holders(history: PublicHistory, origins: np.ndarray) -> np.ndarray:
     for c, slot in enumerate(origins.tolist()):
         where = history.location[c]
         if where is None:
-            out[c] = column[history.slot_owner[slot]]  # type: ignore[index]
+            out[c] = column[str(history.slot_owner[slot])]
         else:
             out[c] = column.get(where, -1)
     return out
@@ -589,7 +589,7 @@ class PosteriorKnowledge(Policy):
         if self._knowledge is None or self._knowledge.player != view.player:
             self._knowledge = _ReweightedKnowledge(view.player, self.model)
         self._knowledge.update(view)
-        return KnowledgePolicy().decide(Situation(view, self._knowledge, asks), rng)  # type: ignore[arg-type]
+        return KnowledgePolicy().decide(Situation(view, self._knowledge, asks), rng)
 
 
 def _register() -> None:
@@ -956,10 +956,10 @@ def summarise(out: Path) -> dict[str, Any]:
     per_game: dict[tuple[str, str], dict[int, list[dict[str, str]]]] = {}
     seen: set[tuple[str, str, str, str]] = set()
     for r in leaks:
-        key = (r["rules"], r["policy"], r["game"], r["number"])
-        if key in seen:
+        ask_key = (r["rules"], r["policy"], r["game"], r["number"])
+        if ask_key in seen:
             continue
-        seen.add(key)
+        seen.add(ask_key)
         per_game.setdefault((r["rules"], r["policy"]), {}).setdefault(int(r["game"]), []).append(r)
     policies: dict[tuple[str, str], dict[str, Any]] = {}
     for key in POLICIES:
@@ -972,10 +972,10 @@ def summarise(out: Path) -> dict[str, Any]:
             row["share"], row["share_low"], row["share_high"] = float(values.mean()), low, high
         asks = per_game.get(key, {})
         for column in ("bits_ask", "bits_answer"):
-            means = [np.mean([float(a[column]) for a in v]) for v in asks.values() if v]
+            means = [float(np.mean([float(a[column]) for a in v])) for v in asks.values() if v]
             row[column], row[column + "_low"], row[column + "_high"] = _mean_interval(means)
         dh = [
-            np.mean([float(a["h_before"]) - float(a["h_after"]) for a in v])
+            float(np.mean([float(a["h_before"]) - float(a["h_after"]) for a in v]))
             for v in asks.values()
             if v
         ]
@@ -990,22 +990,22 @@ def summarise(out: Path) -> dict[str, Any]:
         policies[key] = row
     twins = []
     for rules, hider, twin in TWINS:
-        a, b = shares.get((rules, hider), {}), shares.get((rules, twin), {})
-        common = sorted(set(a) & set(b))
+        mine, theirs = shares.get((rules, hider), {}), shares.get((rules, twin), {})
+        common = sorted(set(mine) & set(theirs))
         if not common:
             continue
-        diff = _mean_interval([a[k] - b[k] for k in common])
+        diff = _mean_interval([mine[k] - theirs[k] for k in common])
         twins.append({"rules": rules, "hider": hider, "twin": twin, "games": len(common),
                       "diff": diff[0], "low": diff[1], "high": diff[2],
                       "bits_diff": policies[(rules, hider)]["bits_ask"] - policies[(rules, twin)]["bits_ask"]})  # fmt: skip
-    post: dict[str, Any] = {}
+    post: dict[tuple[str, str, int], list[dict[str, str]]] = {}
     for r in posterior:
         if r.get("method") in (None, "", "none") or r.get("tv") in (None, ""):
             continue
         key2 = (r["setting"], r["method"], int(r["n"]) if r["method"] == "sampled" else 0)
         post.setdefault(key2, []).append(r)
     post_summary = {}
-    for key2, rows in post.items():
+    for post_key, rows in post.items():
 
         def col(name: str, rows: list[dict[str, str]] = rows) -> list[float]:
             return [float(x[name]) for x in rows if x.get(name) not in (None, "")]
@@ -1013,7 +1013,7 @@ def summarise(out: Path) -> dict[str, Any]:
         by_number2: dict[int, list[dict[str, str]]] = {}
         for x in rows:
             by_number2.setdefault(int(x["number"]), []).append(x)
-        post_summary[key2] = {
+        post_summary[post_key] = {
             "decisions": len(rows), "games": len({x["game"] for x in rows}),
             "tv": float(np.mean(col("tv"))), "max_diff": float(np.mean(col("max_diff"))),
             "max_max": float(np.max(col("max_diff"))), "ess": float(np.median(col("ess"))),
@@ -1104,8 +1104,8 @@ def figures(summary: dict[str, Any], out: Path) -> None:
                 (n, m) for n, (m, count) in row["by_number"].items() if count >= 10 and n <= 20
             ]
             if points:
-                xs, ys = zip(*points, strict=True)
-                ax.plot(xs, ys, marker="o", ms=3, color=colours[k % 10],
+                steps = [n for n, _ in points]
+                ax.plot(steps, [b for _, b in points], marker="o", ms=3, color=colours[k % 10],
                         ls="-" if k < 10 else "--", label=policy)  # fmt: skip
             k += 1
         ax.set_xlabel("the policy's own ask number in the game")
@@ -1114,16 +1114,23 @@ def figures(summary: dict[str, Any], out: Path) -> None:
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
     ax = axes[2]
+    placed = 0
     for (rules, policy), row in summary["policies"].items():
         if not row["games"] or math.isnan(row["bits_ask"]):
             continue
+        placed += 1
         marker = "o" if rules == "publisher" else "s"
         ax.errorbar(row["bits_ask"], row["share"],
                     xerr=[[row["bits_ask"] - row["bits_ask_low"]], [row["bits_ask_high"] - row["bits_ask"]]],
                     yerr=[[row["share"] - row["share_low"]], [row["share_high"] - row["share"]]],
                     fmt=marker, ms=4, capsize=2, color="C0" if rules == "publisher" else "C3")  # fmt: skip
-        ax.annotate(_label(rules, policy), (row["bits_ask"], row["share"]), fontsize=6,
-                    xytext=(3, 3), textcoords="offset points")  # fmt: skip
+        # Staggered labels: the exact-knowledge policies sit in one cluster.
+        short = policy.replace("tips[remember]", "tips").replace("tips[remember,", "tips+")
+        # Labels staggered and tied to their points by a line: the policies on exact
+        # knowledge sit in one cluster, and so do those under the bluffing rules.
+        ax.annotate(_label(rules, short.rstrip("]")), (row["bits_ask"], row["share"]), fontsize=6,
+                    xytext=(28, -30 + 10 * (placed % 7)), textcoords="offset points",
+                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "grey"})  # fmt: skip
     ax.axhline(0.25, color="grey", lw=0.8, ls=":")
     ax.set_xlabel("mean bits about its hand per ask")
     ax.set_ylabel("win share against three knowledge (95%)")
@@ -1136,7 +1143,7 @@ def figures(summary: dict[str, Any], out: Path) -> None:
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
     post = summary["posterior"]
-    lines = []
+    lines: list[tuple[str, dict[str, Any], str, str | None]] = []
     for (setting, method, n), r in sorted(post.items()):
         if method == "exact":
             lines.append((f"{setting} exact", r, "-", None))
@@ -1169,17 +1176,38 @@ def figures(summary: dict[str, Any], out: Path) -> None:
                 label=f"{setting}: |sampled - exact| (uniform)")  # fmt: skip
         ax.axhline(post[(setting, "exact", 0)]["tv"], color=colours[i], lw=0.8, ls="--",
                    label=f"{setting}: exact uniform vs policy-aware")  # fmt: skip
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
     ax.set_xscale("log")
     ax.set_yscale("log")
+    sizes = sorted({k[2] for k in post if k[1] == "sampled" and k[0].startswith("small")})
+    if sizes:
+        ax.set_xticks(sizes)
+    ax.set_yticks([0.01, 0.02, 0.03, 0.05, 0.07, 0.1])
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("samples N")
     ax.set_ylabel("mean total variation")
-    ax.set_title("small deck: importance sampling against exact reweighting")
+    ax.set_title("small deck: sampling against exact reweighting")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     fig.tight_layout()
     for ext in ("png", "pdf"):
         fig.savefig(out / f"leakage_posterior.{ext}", dpi=130)
     plt.close(fig)
+
+
+def _num(x: float, digits: int = 3) -> str:
+    """``x`` with fixed decimals, its minus sign safe in TeX text and math mode alike."""
+    text = f"{abs(x):.{digits}f}"
+    negative = x < 0 and float(text) != 0.0
+    return ("\\ensuremath{-}" if negative else "") + text
+
+
+def _span(low: float, high: float, digits: int = 3) -> str:
+    """A 95% interval ``[low, high]`` with :func:`_num`'s numbers."""
+    return f"[{_num(low, digits)}, {_num(high, digits)}]"
 
 
 def numbers(summary: dict[str, Any], out: Path) -> None:
@@ -1192,19 +1220,24 @@ def numbers(summary: dict[str, Any], out: Path) -> None:
         parts = _letters(rules, policy)
         values[m("kw", "leak", "bits", *parts)] = _latex.fmt(r["bits_ask"], 3)
         values[m("kw", "leak", "share", *parts)] = _latex.fmt(r["share"], 3)
-        values[m("kw", "leak", "share", *parts, "interval")] = _latex.interval(
+        values[m("kw", "leak", "share", *parts, "interval")] = _span(
             r["share_low"], r["share_high"]
         )
     for t in summary["twins"]:
         parts = _letters(t["rules"], t["hider"])
-        values[m("kw", "leak", "diff", *parts)] = _latex.fmt(t["diff"], 3)
-        values[m("kw", "leak", "diff", *parts, "interval")] = _latex.interval(t["low"], t["high"])
-    rows = [r for r in summary["policies"].values() if r["games"] and not math.isnan(r["bits_ask"])]
+        values[m("kw", "leak", "diff", *parts)] = _num(t["diff"])
+        values[m("kw", "leak", "diff", *parts, "interval")] = _span(t["low"], t["high"])
+    # Across the policies of one rule set (the bluffing rules halve every ask's bits).
+    rows = [
+        r
+        for r in summary["policies"].values()
+        if r["games"] and not math.isnan(r["bits_ask"]) and r["rules"] == "publisher"
+    ]
     if len(rows) > 2:
         r_value = float(
             np.corrcoef([r["bits_ask"] for r in rows], [r["share"] for r in rows])[0, 1]
         )
-        values[m("kw", "leak", "corr")] = _latex.fmt(r_value, 2)
+        values[m("kw", "leak", "corr", "publisher")] = _latex.fmt(r_value, 2)
     values[m("kw", "leak", "match", "games")] = _latex.fmt(
         max(r["games"] for r in summary["policies"].values()), 0
     )
@@ -1241,14 +1274,10 @@ def numbers(summary: dict[str, Any], out: Path) -> None:
     if a.get("games"):
         values[m("kw", "leak", "agent", "games")] = _latex.fmt(a["games"], 0)
         values[m("kw", "leak", "agent", "share")] = _latex.fmt(a["share"][0], 3)
-        values[m("kw", "leak", "agent", "share", "interval")] = _latex.interval(
-            a["share"][1], a["share"][2]
-        )
+        values[m("kw", "leak", "agent", "share", "interval")] = _span(a["share"][1], a["share"][2])
         values[m("kw", "leak", "agent", "plain")] = _latex.fmt(a["plain"][0], 3)
-        values[m("kw", "leak", "agent", "diff")] = _latex.fmt(a["diff"][0], 3)
-        values[m("kw", "leak", "agent", "diff", "interval")] = _latex.interval(
-            a["diff"][1], a["diff"][2]
-        )
+        values[m("kw", "leak", "agent", "diff")] = _num(a["diff"][0])
+        values[m("kw", "leak", "agent", "diff", "interval")] = _span(a["diff"][1], a["diff"][2])
     _latex.write_numbers(out / "leakage_numbers.tex", SCRIPT, values)
     table = []
     twin_of = {(t["rules"], t["hider"]): t for t in summary["twins"]}
@@ -1259,8 +1288,8 @@ def numbers(summary: dict[str, Any], out: Path) -> None:
         table.append([
             _latex.escape(rules), "\\texttt{" + _latex.escape(policy) + "}",
             _latex.fmt(r["bits_ask"], 2), _latex.fmt(r["bits_answer"], 2), _latex.fmt(r["dh"], 2),
-            f"{_latex.fmt(r['share'], 3)} {_latex.interval(r['share_low'], r['share_high'])}",
-            (f"{_latex.fmt(t['diff'], 3)} {_latex.interval(t['low'], t['high'])} vs \\texttt{{{_latex.escape(t['twin'])}}}"
+            f"{_latex.fmt(r['share'], 3)} {_span(r['share_low'], r['share_high'])}",
+            (f"{_num(t['diff'])} {_span(t['low'], t['high'])} vs \\texttt{{{_latex.escape(t['twin'])}}}"
              if t else "--"),
         ])  # fmt: skip
     _latex.write_table(
@@ -1296,7 +1325,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     run_matches(out, args.games, args.leak_games, args.seed, args.jobs)
     small = (20, 100, 500) if not args.quick else (10,)
     full = (200, 2000) if not args.quick else (10,)
-    plan = {
+    plan: dict[str, tuple[int, tuple[int, ...], int]] = {
         "small-knowledge": (args.post_games, small, 40),
         "small-silent": (args.post_games, small, 40),
         "full-knowledge": (args.post_full_games, full, 40 if not args.quick else 4),

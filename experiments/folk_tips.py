@@ -423,7 +423,7 @@ def figure(out: Path, rows: Sequence[dict[str, Any]]) -> Path:
     }
     offsets = {("facts", "publisher"): -0.2, ("exact", "publisher"): -0.07,
                ("facts", "publisher+bluffing"): 0.07, ("exact", "publisher+bluffing"): 0.2}  # fmt: skip
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), width_ratios=(8, 6))
     labelled: set[tuple[str, str]] = set()
     for ax, (series, title) in zip(axes, panels, strict=True):
         variants = [v for v in VARIANTS if any(r["series"] == series and r["variant"] == v
@@ -446,14 +446,14 @@ def figure(out: Path, rows: Sequence[dict[str, Any]]) -> Path:
                         marker=marker, markerfacecolor=colour if filled else "white",
                         markersize=6, capsize=3, linestyle="none", label=label)  # fmt: skip
         ax.axhline(FAIR, color="grey", linestyle="--", linewidth=1)
-        ax.text(len(variants) - 0.5, FAIR, " fair share 1/4", va="bottom", ha="right",
-                color="grey", fontsize=8)  # fmt: skip
+        ax.text(-0.5, FAIR, "fair share 1/4", va="bottom", ha="left", color="grey", fontsize=8)
         ax.set_xticks(range(len(variants)))
         ax.set_xticklabels(variants, rotation=30)
         ax.set_xlim(-0.6, len(variants) - 0.4)
         ax.set_title(title, fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("win share of the tipped player (95% interval)")
+    axes[1].set_ylabel("(own scale)")
     games = min(int(r["games"]) for r in rows)
     fig.suptitle(f"Folk tips: one tipped player against three base players, {games} "
                  "seat-rotated games per point", fontsize=11)  # fmt: skip

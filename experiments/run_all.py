@@ -153,7 +153,7 @@ STEPS: tuple[Step, ...] = (
          outputs=("rl_baseline.csv", "rl_baseline.png"), needs=("sb3_contrib", "torch")),
     Step("rules_compare", "experiments/rules_compare.py",
          _s("--quick", "--out", "{dir}"),
-         _s("--games", "2000", "--jobs", "2", "--out", "{dir}", "--progress"),
+         _s("--games", "1200", "--jobs", "2", "--out", "{dir}", "--progress"),
          outputs=("rules_compare_games.csv", "rules_compare_moves.csv", "rules_compare.txt",
                   "rules_compare_located.png", "rules_compare_ck.png",
                   "rules_compare_numbers.tex", "rules_compare_table.tex")),

@@ -440,12 +440,13 @@ def figure(out: Path, rows: Sequence[dict[str, Any]]) -> Path:
                 label = f"{kind[0]} knowledge, {kind[1]} rules"
                 labelled.add(kind)
             if float(row["changed"]) == 0.0:
-                ax.annotate("never fires", (x, low), textcoords="offset points", xytext=(0, -3),
-                            ha="center", va="top", fontsize=6, color="grey", rotation=90)  # fmt: skip
+                ax.annotate("never fires", (x, high), textcoords="offset points", xytext=(0, 3),
+                            ha="center", va="bottom", fontsize=6, color="grey", rotation=90)  # fmt: skip
             ax.errorbar(x, share, yerr=[[share - low], [high - share]], color=colour,
                         marker=marker, markerfacecolor=colour if filled else "white",
                         markersize=6, capsize=3, linestyle="none", label=label)  # fmt: skip
         ax.axhline(FAIR, color="grey", linestyle="--", linewidth=1, label="fair share 1/4")
+        ax.margins(y=0.12)  # room for the "never fires" notes
         ax.set_xticks(range(len(variants)))
         ax.set_xticklabels(variants, rotation=30)
         ax.set_xlim(-0.6, len(variants) - 0.4)
@@ -462,8 +463,8 @@ def figure(out: Path, rows: Sequence[dict[str, Any]]) -> Path:
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
-    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 0.95))
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
     path = out / "folk_tips.png"
     fig.savefig(path, dpi=120)
     fig.savefig(path.with_suffix(".pdf"))

@@ -21,21 +21,23 @@ seats each (``a, a, b, b``), in one of the six distinct seatings, each used equa
 (a pair's games are a multiple of 6): game ``k`` of a pair plays seating ``k mod 6``
 (:func:`kwartet_epistemic.tournament.arrangements`) with a deal seed drawn from the run
 seed, the pair's names and ``k``, so any game replays from its row.  The cheap agents play
-a full round robin (``--games`` per pair, default 120); ``search``, ISMCTS and ``ppo`` play
+a full round robin (``--games`` per pair, default 240); ``search``, ISMCTS and ``ppo`` play
 only some opponents (:data:`SEARCH_OPPONENTS`, :data:`ISMCTS_OPPONENTS`,
 :data:`PPO_OPPONENTS`: ``ppo`` meets every round-robin agent) with their own numbers of
 games (``--search-games`` 96, ``--ismcts-games`` 36, ``--ppo-games`` 60), because a game
 with two ``search`` seats costs ~0.2 CPU s and one with two ISMCTS seats (25 simulations
-a decision) ~1 s, where a round-robin game costs ~0.01 s.  The full run is sized to stay
-under ~25 CPU minutes on a small machine.
+a decision) ~0.5 s, where a round-robin game costs ~0.007 s.  The full run (23,568 games)
+took about 11 CPU minutes: 494 s in the games, 78 s training ``ppo``, the rest fitting,
+starting processes and games played beyond these sizes by a first, stopped run.
 
 **Model.**  Bradley-Terry on games: agent ``a``'s result in a game is its share of the
 win (the two seats' shares summed; a win shared with the other agent's seat is split), and
 ``P(a beats b) = 1 / (1 + exp(r_b - r_a))``.  The ratings ``r`` maximise the likelihood
 ``sum s log p + (1 - s) log(1 - p)`` over games (fractional ``s`` allowed), by Newton's
-method with ``random`` fixed at 0, plus one virtual drawn game per pair played (half a win
-each way), which keeps the estimate finite when an agent never wins against some
-opponent and moves ratings by well under their intervals at these sizes.  Ratings are
+method with ``random`` fixed at 0, plus a tenth of a virtual drawn game per pair played
+(a twentieth of a win each way), which keeps the estimate finite when a resampled agent
+never wins against any opponent; in the full run it moves the ratings by about 1 Elo
+point (``ppo``'s by 2) against the plain maximum-likelihood fit.  Ratings are
 printed on the Elo scale (``400 / ln 10`` times ``r``: 200 points mean a 76% chance of the
 better agent winning a game).  95% intervals: percentile bootstrap over games (every
 pair's games resampled with replacement, ``--bootstrap`` fits, default 1000); the Fisher
@@ -47,13 +49,17 @@ predicted share of every pair against its observed share with its 95% interval
 each played with fact lists and with exact knowledge (``knowledge`` also hand-only), the
 rating difference exact minus facts is the knowledge effect with the policy held fixed;
 policy effects hold the knowledge fixed (e.g. ``knowledge:facts`` minus ``greedy:facts``).
-Their intervals come from the same bootstrap fits.
+Their intervals come from the same bootstrap fits.  (Every interval of a rating is
+against ``random``, the anchor: two agents near the top share most of that uncertainty,
+so their difference is known better than the two intervals suggest; the tables give
+differences with their own intervals.)
 
 **Outputs** (``--out``): ``ladder.csv`` (one row per game, appended whole as games finish:
 a stopped run resumes and loses nothing written), ``ladder_ratings.csv``,
 ``ladder_pairs.csv``, ``ladder.png`` / ``ladder.pdf`` (ratings with intervals, sorted),
 ``ladder_numbers.tex`` (``\\kwLadder...``), ``ladder_table.tex`` (the ratings) and
-``ladder_knowledge_table.tex`` (knowledge against policy).
+``ladder_knowledge_table.tex`` (knowledge against policy).  A folder that holds only
+``ladder.csv.gz`` (as ``paper/measurements`` does) is unpacked first and resumed from.
 
 Run: ``nice -n 10 python experiments/ladder.py --jobs 2 --out paper/measurements``
 (``--quick``: a few games with fewer agents, the CI check of the machinery).
@@ -393,7 +399,7 @@ def fit_bradley_terry(
     agents: Sequence[str],
     wins: dict[tuple[str, str], tuple[float, float]],
     anchor: str = ANCHOR,
-    prior: float = 1.0,
+    prior: float = 0.1,
 ) -> Fit:
     """Maximum-likelihood Bradley-Terry ratings from ``wins[(a, b)] = (a's total share,
     games)`` by Newton's method, ``anchor`` fixed at 0; ``prior`` virtual drawn games are
@@ -515,7 +521,7 @@ def roster(args: argparse.Namespace) -> tuple[list[str], list[Pair]]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=120, help="games per round-robin pair")
+    parser.add_argument("--games", type=int, default=240, help="games per round-robin pair")
     parser.add_argument("--search-games", type=int, default=96)
     parser.add_argument("--ismcts-games", type=int, default=36)
     parser.add_argument("--ismcts-simulations", type=int, default=25)
@@ -554,6 +560,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     agents, pairs = roster(args)
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     loads = [os.getloadavg()[0]]
+    packed = path.with_name(path.name + ".gz")
+    if not path.exists() and packed.exists():  # the stored measurement: unpack, then resume
+        import gzip
+
+        from kwartet_epistemic._files import atomic_write_bytes
+
+        atomic_write_bytes(path, gzip.decompress(packed.read_bytes()))
+        print(f"(unpacked {packed} into {path})")
     done = read_rows(path, args.seed)
     if path.exists():
         drop_torn_last_line(path)
@@ -564,7 +578,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         csv.writer(buffer).writerow(COLUMNS)
         out.append(buffer.getvalue().encode("utf-8"))
     todo = [t for p in pairs for t in tasks_of(p, args.seed) if t[:3] not in done]
-    before = len(done)
+    before = sum(1 for p in pairs for t in tasks_of(p, args.seed) if t[:3] in done)
     print(
         f"$ python {SCRIPT} {' '.join(argv if argv is not None else sys.argv[1:])}\n"
         f"{len(agents)} agents, {len(pairs)} pairs, {sum(p.games for p in pairs)} games "
@@ -827,7 +841,7 @@ def figure(
     ax.axvline(0, color="0.8", lw=0.8, zorder=0)
     ax.set_xlabel("Bradley-Terry rating, Elo scale (random = 0), 95% bootstrap interval")
     ax.set_title(
-        f"Strength ladder: {games} seat-rotated games, 2 seats each, 4 players, 32 cards",
+        f"Strength ladder: {games:,} seat-rotated games, 2 seats each, 4 players, 32 cards",
         fontsize=9,
     )
     from matplotlib.lines import Line2D
@@ -861,6 +875,22 @@ def _word(spec: str) -> str:
     return _WORDS.get(spec, "".join(ch for ch in spec.title() if ch.isalpha()))
 
 
+def elo_text(x: float) -> str:
+    """A rating or difference in Elo points as TeX: a whole number, the minus sign typeset.
+
+    >>> elo_text(0.4), elo_text(-65.7), elo_text(1234.2)
+    ('0', '\\\\ensuremath{-}66', '1{,}234')
+    """
+    number = int(round(x))
+    text = _latex.fmt(abs(number), 0)
+    return f"\\ensuremath{{-}}{text}" if number < 0 else text
+
+
+def elo_interval(low: float, high: float) -> str:
+    """A 95% interval in Elo points: ``[low, high]``."""
+    return f"[{elo_text(low)}, {elo_text(high)}]"
+
+
 def write_tex(
     played: Sequence[str],
     elo: np.ndarray,
@@ -892,28 +922,29 @@ def write_tex(
     numbers[m("top")] = _latex.escape(played[order[0]])
     for i, spec in enumerate(played):
         word = _word(spec)
-        numbers[m(word)] = _latex.fmt(float(elo[i]), 0)
-        numbers[m(word, "interval")] = _latex.interval(float(low[i]), float(high[i]), 0)
+        numbers[m(word)] = elo_text(float(elo[i]))
+        if spec != ANCHOR:  # the anchor's rating is 0 by definition
+            numbers[m(word, "interval")] = elo_interval(float(low[i]), float(high[i]))
     for item in knowledge_rows:
         word = _word(item["policy"])
-        numbers[m(word, "knowledge", "effect")] = _latex.fmt(item["effect"], 0)
-        numbers[m(word, "knowledge", "effect", "interval")] = _latex.interval(
-            item["effect_low"], item["effect_high"], 0
+        numbers[m(word, "knowledge", "effect")] = elo_text(item["effect"])
+        numbers[m(word, "knowledge", "effect", "interval")] = elo_interval(
+            item["effect_low"], item["effect_high"]
         )
         if "memory" in item:
-            numbers[m(word, "memory", "effect")] = _latex.fmt(item["memory"], 0)
-            numbers[m(word, "memory", "effect", "interval")] = _latex.interval(
-                item["memory_low"], item["memory_high"], 0
+            numbers[m(word, "memory", "effect")] = elo_text(item["memory"])
+            numbers[m(word, "memory", "effect", "interval")] = elo_interval(
+                item["memory_low"], item["memory_high"]
             )
     if mean_effect is not None:
-        numbers[m("mean", "knowledge", "effect")] = _latex.fmt(mean_effect[0], 0)
-        numbers[m("mean", "knowledge", "effect", "interval")] = _latex.interval(
-            mean_effect[1], mean_effect[2], 0
+        numbers[m("mean", "knowledge", "effect")] = elo_text(mean_effect[0])
+        numbers[m("mean", "knowledge", "effect", "interval")] = elo_interval(
+            mean_effect[1], mean_effect[2]
         )
     for item in policy_rows:
         word = _word(item["better"]) + "Over" + _word(item["other"])
-        numbers[m(word)] = _latex.fmt(item["effect"], 0)
-        numbers[m(word, "interval")] = _latex.interval(item["low"], item["high"], 0)
+        numbers[m(word)] = elo_text(item["effect"])
+        numbers[m(word, "interval")] = elo_interval(item["low"], item["high"])
         if item["share"] is not None:
             numbers[m(word, "share")] = _latex.fmt(item["share"], 3)
             numbers[m(word, "share", "interval")] = _latex.interval(
@@ -923,20 +954,21 @@ def write_tex(
     _latex.write_table(
         folder / "ladder_table.tex", SCRIPT,
         ["agent", "rating", "95\\% interval", "games"],
-        [[f"\\texttt{{{_latex.escape(played[i])}}}", _latex.fmt(float(elo[i]), 0),
-          _latex.interval(float(low[i]), float(high[i]), 0), _latex.fmt(games_of[played[i]], 0)]
+        [[f"\\texttt{{{_latex.escape(played[i])}}}", elo_text(float(elo[i])),
+          elo_interval(float(low[i]), float(high[i])) if played[i] != ANCHOR else "(anchor)",
+          _latex.fmt(games_of[played[i]], 0)]
          for i in order],
     )  # fmt: skip
     rows = []
     for item in knowledge_rows:
-        cells = [_latex.fmt(item[k], 0) if k in item else "--" for k in ("hand", "facts", "exact")]
+        cells = [elo_text(item[k]) if k in item else "--" for k in ("hand", "facts", "exact")]
         rows.append(
             [f"\\texttt{{{_latex.escape(item['policy'])}}}", *cells,
-             f"{_latex.fmt(item['effect'], 0)} {_latex.interval(item['effect_low'], item['effect_high'], 0)}"]
+             f"{elo_text(item['effect'])} {elo_interval(item['effect_low'], item['effect_high'])}"]
         )  # fmt: skip
     if mean_effect is not None:
-        rows.append(["mean", "", "", "", f"{_latex.fmt(mean_effect[0], 0)} "
-                     f"{_latex.interval(mean_effect[1], mean_effect[2], 0)}"])  # fmt: skip
+        rows.append(["mean", "", "", "", f"{elo_text(mean_effect[0])} "
+                     f"{elo_interval(mean_effect[1], mean_effect[2])}"])  # fmt: skip
     _latex.write_table(
         folder / "ladder_knowledge_table.tex", SCRIPT,
         ["policy", "hand only", "fact lists", "exact", "exact $-$ facts"], rows,

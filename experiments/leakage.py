@@ -1162,9 +1162,11 @@ def figures(summary: dict[str, Any], out: Path) -> None:
                         label=f"{label}: noise at its ESS")  # fmt: skip
         ax.set_xlabel("ask number (decision before it)")
         ax.set_ylabel(title)
-        ax.set_title(f"uniform vs policy-aware: {title}")
+        ax.set_title(f"policy-aware vs uniform: {title}", fontsize=11)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        low, high = ax.get_ylim()
+        ax.set_ylim(low, high + (0.8 if column == "tv" else 0.45) * (high - low))  # legend room
+        ax.legend(fontsize=7, loc="upper right")
     ax = axes[2]
     for i, setting in enumerate(sorted({k[0] for k in post if k[1] == "exact"})):
         ns = sorted(k[2] for k in post if k[0] == setting and k[1] == "sampled")
@@ -1189,7 +1191,7 @@ def figures(summary: dict[str, Any], out: Path) -> None:
         axis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("samples N")
     ax.set_ylabel("mean total variation")
-    ax.set_title("small deck: sampling against exact reweighting")
+    ax.set_title("small deck: sampling vs exact reweighting", fontsize=11)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     fig.tight_layout()

@@ -19,6 +19,10 @@ status is 1 if any step failed.  In the output folder (``--out``, default
   extra missing) or ``missing`` (it ran but a file it should write is not there, which
   counts as a failure).
 
+``--publish DIR`` copies each step's files, once it has succeeded, flat into ``DIR``:
+``python -m experiments --full --publish paper/measurements`` rewrites every file the paper
+reads (``paper/build.sh`` then builds it from them).
+
 A run resumes: a step whose manifest entry is ``ok`` at the same commit is not run again
 (``--force`` runs it anyway; the scripts that resume from their own CSV files,
 ``strength`` and ``exact_vs_facts``, then go on from what ``<out>/<step>/`` holds: remove
@@ -35,7 +39,7 @@ Run:  python -m experiments --quick   [--out DIR] [--only a,b] [--jobs N] [--for
 
 >>> sorted({step.name for step in STEPS}) == [step.name for step in sorted(STEPS, key=lambda s: s.name)]
 True
->>> all(step.script.startswith("experiments/") for step in STEPS)
+>>> all(step.script.startswith(("experiments/", "paper/")) for step in STEPS)
 True
 """
 
@@ -48,6 +52,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -101,21 +106,28 @@ def _s(*args: str) -> tuple[str, ...]:
 
 STEPS: tuple[Step, ...] = (
     Step("bench_agents", "experiments/bench_agents.py",
-         _s("--games", "4", "--repeats", "1", "--search-games", "1", "--no-parallel"),
-         _s("--games", "100", "--repeats", "5", "--search-games", "5")),
+         _s("--games", "4", "--repeats", "1", "--search-games", "1", "--no-parallel",
+            "--out", "{dir}"),
+         _s("--games", "100", "--repeats", "5", "--search-games", "5", "--out", "{dir}"),
+         outputs=("bench_agents_numbers.tex",)),
     Step("bench_draw_pile", "experiments/bench_draw_pile.py", _s("--draws", "2"), _s()),
     Step("bench_engine", "experiments/bench_engine.py",
-         _s("--games", "20", "--repeats", "1"), _s("--games", "2000", "--repeats", "5")),
-    Step("bench_knowledge", "experiments/bench_knowledge.py", _s("--quick"), _s()),
+         _s("--games", "20", "--repeats", "1", "--out", "{dir}"),
+         _s("--games", "2000", "--repeats", "5", "--out", "{dir}"),
+         outputs=("bench_engine_numbers.tex",)),
+    Step("bench_knowledge", "experiments/bench_knowledge.py", _s("--quick", "--out", "{dir}"),
+         _s("--out", "{dir}"), outputs=("bench_knowledge_numbers.tex", "bench_knowledge_table.tex")),
     Step("bench_kripke", "experiments/bench_kripke.py",
          _s("--muddy", "4", "6", "--skip-deals"), _s()),
     Step("bench_memory", "experiments/bench_memory.py",
          _s("--games", "200", "--rules", "publisher"), _s("--games", "20000")),
     # Our side only unless SMCDEL's binaries are in $SMCDEL_BENCH_DIR (the script says so).
     Step("bench_smcdel", "experiments/bench_smcdel.py",
-         _s("--sizes", "4", "--repeat", "1"), _s()),
+         _s("--sizes", "4", "--repeat", "1", "--out", "{dir}"), _s("--out", "{dir}"),
+         outputs=("bench_smcdel_numbers.tex",)),
     Step("bench_symbolic", "experiments/bench_symbolic.py",
-         _s("--sizes", "4", "6", "--repeat", "1"), _s()),
+         _s("--sizes", "4", "6", "--repeat", "1", "--out", "{dir}"),
+         _s("--repeat", "3", "--out", "{dir}"), outputs=("bench_symbolic_numbers.tex",)),
     Step("duplicate", "experiments/duplicate.py",
          _s("random", "knowledge", "--deals", "4", "--jobs", "1"),
          _s("search", "higher_order")),
@@ -144,9 +156,23 @@ STEPS: tuple[Step, ...] = (
                   "leakage_agent.csv", "leakage.txt", "leakage_bits.png", "leakage_posterior.png",
                   "leakage_numbers.tex", "leakage_table.tex")),
     Step("openspiel_match", "experiments/openspiel_match.py",
-         _s("--games", "6", "--ms", "5", "--jobs", "1", "--out", "{dir}/openspiel_match.csv"),
-         _s("--games", "120", "--ms", "300", "--jobs", "2", "--out", "{dir}/openspiel_match.csv"),
-         outputs=("openspiel_match.csv",), needs=("pyspiel",)),
+         _s("--games", "6", "--ms", "5", "--jobs", "1", "--out", "{dir}/openspiel_match.csv",
+            "--label", "Main"),
+         _s("--games", "120", "--ms", "300", "--jobs", "2", "--out", "{dir}/openspiel_match.csv",
+            "--label", "Main"),
+         outputs=("openspiel_match.csv", "openspiel_match_numbers.tex"), needs=("pyspiel",)),
+    Step("openspiel_match_1000ms", "experiments/openspiel_match.py", None,
+         _s("--games", "60", "--ms", "1000", "--jobs", "2",
+            "--out", "{dir}/openspiel_match_1000ms.csv", "--label", "Thousand"),
+         outputs=("openspiel_match_1000ms.csv", "openspiel_match_1000ms_numbers.tex"),
+         needs=("pyspiel",), skip="the full comparison only (the openspiel_match step covers the script)"),
+    Step("openspiel_match_ismcts_vs_random", "experiments/openspiel_match.py", None,
+         _s("--games", "36", "--ms", "100", "--a", "openspiel:ismcts", "--b", "random",
+            "--b-as-is", "--jobs", "2", "--out", "{dir}/openspiel_match_ismcts_vs_random.csv",
+            "--label", "Random"),
+         outputs=("openspiel_match_ismcts_vs_random.csv",
+                  "openspiel_match_ismcts_vs_random_numbers.tex"),
+         needs=("pyspiel",), skip="the full comparison only (the openspiel_match step covers the script)"),
     Step("rl_baseline", "experiments/rl_baseline.py",
          # the saved table merges six runs (--merge); this is the first one's settings
          _s("--quick", "--out", "{dir}"), _s("--timesteps", "30000", "--points", "7", "--out", "{dir}"),
@@ -168,7 +194,15 @@ STEPS: tuple[Step, ...] = (
     Step("strength", "experiments/strength.py",
          _s("--games", "8", "--jobs", "1", "--out", "{dir}"),
          _s("--jobs", "2", "--out", "{dir}"),
-         outputs=("experiment_1.csv",)),
+         outputs=("experiment_1.csv", "strength_numbers.tex", "strength_table.tex")),
+    # The paper's own scripts: the numbers of its sections 3-6 and its first figures.
+    Step("paper_knowledge_figure", "paper/knowledge_figure.py", _s("--out", "{dir}"),
+         _s("--out", "{dir}"), outputs=("knowledge_figure_numbers.tex", "knowledge_progress.pdf",
+                                        "knowledge_timeline.pdf")),
+    Step("paper_symbolic_law_size", "paper/symbolic_law_size.py", _s("--out", "{dir}"),
+         _s("--out", "{dir}"), outputs=("symbolic_law_size_numbers.tex",)),
+    Step("paper_world_counts", "paper/world_counts.py", _s("--out", "{dir}"),
+         _s("--out", "{dir}"), outputs=("world_counts_numbers.tex", "world_counts_table.tex")),
 )  # fmt: skip
 """The registry: every experiment script with its quick and full settings."""
 
@@ -318,6 +352,25 @@ def run_step(step: Step, mode: str, out: Path) -> dict[str, Any]:
     return entry
 
 
+def publish(step: Step, out: Path, target: Path) -> list[str]:
+    """Copy the files ``step`` wrote into ``out/<step>/`` (not its subfolders, not
+    temporary files) and its standard output (as ``<step>.txt``, unless the step wrote a
+    file of that name itself) into ``target``, each whole (a temporary file, then a
+    rename); the names copied."""
+    target.mkdir(parents=True, exist_ok=True)
+    folder = out / step.name
+    sources = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.endswith(".tmp"))
+    if not (folder / f"{step.name}.txt").exists():
+        sources.append(out / f"{step.name}.txt")
+    copied = []
+    for source in sources:
+        tmp = target / (source.name + ".tmp")
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, target / source.name)
+        copied.append(source.name)
+    return copied
+
+
 def _failed(mode: str, error: BaseException) -> dict[str, Any]:
     return {"status": "failed", "mode": mode, "reason": repr(error)}
 
@@ -397,6 +450,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", default="", help="comma-separated step names")
     parser.add_argument("--jobs", type=int, default=1, help="steps run at the same time")
     parser.add_argument("--force", action="store_true", help="rerun steps already done")
+    parser.add_argument(
+        "--publish",
+        type=Path,
+        help="copy each finished step's files (and its standard output as <step>.txt) flat "
+        "into this folder, e.g. paper/measurements, which paper.tex reads",
+    )
     parser.add_argument(
         "--scheduler",
         help="dask.distributed scheduler address (tcp://host:8786), or 'local' for a "
@@ -482,6 +541,8 @@ def main(
         else _on_threads(todo, mode, out, args.jobs, say)
     )
     for number, (step, entry) in enumerate(finished, 1):
+        if args.publish is not None and entry["status"] == "ok":
+            entry["published"] = publish(step, out, args.publish)
         steps_done[step.name] = entry
         write_manifest(out, manifest)
         line = f"[{number}/{len(todo)}] {step.name}: {entry['status']}"

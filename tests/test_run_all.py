@@ -166,3 +166,31 @@ def test_steps_run_on_a_local_dask_cluster_with_the_same_manifest(tmp_path: Path
     assert got["good"]["status"] == "ok" and (out / "good" / "t.csv").read_text() == "x"
     assert got["good"]["worker"] and got["good"]["cpu_s"] >= 0
     assert got["bad"]["status"] == "failed" and "broken on purpose" in got["bad"]["reason"]
+
+
+def test_publish_copies_each_finished_steps_files_flat(tmp_path: Path) -> None:
+    good = _script(
+        tmp_path,
+        "good",
+        "import sys, pathlib\nprint('stdout of good')\n"
+        "folder = pathlib.Path(sys.argv[2]).parent\n"
+        "pathlib.Path(sys.argv[2]).write_text('a,b\\n')\n"
+        "(folder / 'x_numbers.tex').write_text('% x')\n(folder / 'sub').mkdir()\n"
+        "(folder / 'sub' / 'inner.csv').write_text('no')\n",
+    )
+    bad = _script(tmp_path, "bad", "import pathlib, sys\nsys.exit('broken on purpose')\n")
+    steps = [
+        run_all.Step("good", good, ("--out", "{dir}/t.csv"), None, outputs=("t.csv",)),
+        run_all.Step("bad", bad, (), None),
+    ]
+    out, pub = tmp_path / "out", tmp_path / "pub"
+    code = run_all.main(
+        ["--quick", "--out", str(out), "--publish", str(pub)], steps=steps, log=lambda _: None
+    )
+    assert code == 1
+    assert sorted(p.name for p in pub.iterdir()) == ["good.txt", "t.csv", "x_numbers.tex"]
+    assert (pub / "good.txt").read_text() == "stdout of good\n"
+    assert (pub / "t.csv").read_text() == "a,b\n"
+    manifest = json.loads((out / "manifest.json").read_text())["steps"]
+    assert manifest["good"]["published"] == ["t.csv", "x_numbers.tex", "good.txt"]
+    assert "published" not in manifest["bad"]

@@ -471,11 +471,10 @@ class Deck:
         return iter(self.cards)
 
     def __contains__(self, item: object) -> bool:
-        return (
-            isinstance(item, Card)
-            and 0 <= item.index < len(self.cards)
-            and self.cards[item.index] == item
-        )
+        if not isinstance(item, Card) or not 0 <= item.index < len(self.cards):
+            return False
+        own = self.cards[item.index]
+        return own is item or own == item  # the deck's own card object, most often
 
     def __repr__(self) -> str:
         return (

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,7 +45,22 @@ from kwartet_epistemic.errors import GameSetupError, KwartetError
 from kwartet_epistemic.events import Answered, Asked, CardMoved, Drew
 from kwartet_epistemic.game import Ask, PlayerView
 
+try:  # the compiled play-out; the Python path below gives the same scores without it
+    from kwartet_epistemic import _counting_kernel as _kernel
+except ImportError:  # pragma: no cover - depends on the install
+    _kernel = None  # type: ignore[assignment]
+
 __all__ = ["OBJECTIVES", "ROLLOUTS", "Playout", "PreparedWorld", "Search"]
+
+USE_KERNEL = os.environ.get("KWARTET_NO_KERNEL", "") in ("", "0")
+"""Whether weighted play-outs run in the compiled kernel where it is built (decks of up to
+64 cards, up to 16 players): on unless the environment sets ``KWARTET_NO_KERNEL=1``, as
+for the counting engine (the tests switch it off to run the Python path on the same
+worlds; the scores are the same)."""
+
+# The kernel's play-out, or None (not built, or built before it had one).
+_KERNEL_PLAYOUT = getattr(_kernel, "playout", None)
+_KERNEL_MAX_PLAYERS = 16
 
 OBJECTIVES = ("score", "margin", "win")
 """What a play-out is worth to the searcher: its final quartets, its lead over the best
@@ -513,10 +529,42 @@ class Playout:
 
     def play(self, prepared: PreparedWorld, first: Ask, rng: np.random.Generator) -> list[int]:
         """Final scores (seat order) of the game played on from a prepared world with
-        ``first``; ``rng`` as :meth:`prepare` left it."""
+        ``first``; ``rng`` as :meth:`prepare` left it.
+
+        A weighted play-out draws no random numbers, and runs in the compiled kernel
+        where it can (see :data:`USE_KERNEL`); the Python code here is its reference."""
         view = self.view
         players = view.players
         n = self.n_players
+        if (
+            self.weighted
+            and USE_KERNEL
+            and _KERNEL_PLAYOUT is not None
+            and self.n_families <= 16
+            and n <= _KERNEL_MAX_PLAYERS
+        ):
+            rules = self.rules
+            scores = _KERNEL_PLAYOUT(
+                prepared.hands,
+                prepared.stock,
+                prepared.rank,
+                prepared.dead_cards,
+                self.seen,
+                self.lacks,
+                self.mine,
+                self.claims,
+                self.scores,
+                self.blocked,
+                self.n_families,
+                self.me,
+                players.index(first.target),
+                first.card.index,
+                rules.bluffing,
+                rules.refusal_turn == "clockwise",
+                rules.bonus_turn,
+            )
+            if scores is not None:
+                return scores
         hands = list(prepared.hands)
         stock = list(prepared.stock)
         rank = prepared.rank

@@ -1085,6 +1085,36 @@ static int po_int(PyObject *o, long long *out, const char *name) {
     return 0;
 }
 
+/* Up to `max_len` ints, each in [0, bound), from a sequence into `out`; its length, or -1
+   with a ValueError that names the argument (`name`) and what an entry is (`what`). */
+static Py_ssize_t po_indices(PyObject *seq, Py_ssize_t max_len, long long bound, int *out,
+                             const char *name, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, name);
+    if (fast == NULL) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    if (len > max_len) {
+        PyErr_Format(PyExc_ValueError, "%s: expected at most %zd entries", name, max_len);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        long long v;
+        if (po_int(PySequence_Fast_GET_ITEM(fast, i), &v, name) < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (v < 0 || v >= bound) {
+            PyErr_Format(PyExc_ValueError, "%s: %s %lld, expected 0 to %lld", name, what, v,
+                         bound - 1);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (int)v;
+    }
+    Py_DECREF(fast);
+    return len;
+}
+
 /* `n` masks from a sequence of exactly `n` ints. */
 static int po_masks(PyObject *seq, int n, uint64_t *out, const char *name) {
     PyObject *fast = PySequence_Fast(seq, name);
@@ -1271,29 +1301,9 @@ static PyObject *likeliest(PyObject *self, PyObject *args) {
         po_masks(lacks_o, n, lacks, "lacks") < 0 || po_masks(claims_o, n, claims, "claims") < 0)
         return NULL;
     if (mine_o != Py_None && po_masks(mine_o, n, mine, "mine") < 0) return NULL;
-    PyObject *fast_targets = PySequence_Fast(targets_o, "targets: expected a sequence of seats");
-    if (fast_targets == NULL) return NULL;
-    Py_ssize_t n_targets = PySequence_Fast_GET_SIZE(fast_targets);
     int targets[PO_MAXP];
-    if (n_targets > n) {
-        PyErr_SetString(PyExc_ValueError, "targets: expected at most one per player");
-        Py_DECREF(fast_targets);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n_targets; i++) {
-        long long t;
-        if (po_int(PySequence_Fast_GET_ITEM(fast_targets, i), &t, "targets") < 0) {
-            Py_DECREF(fast_targets);
-            return NULL;
-        }
-        if (t < 0 || t >= n) {
-            PyErr_Format(PyExc_ValueError, "targets: seat %lld, expected 0 to %d", t, n - 1);
-            Py_DECREF(fast_targets);
-            return NULL;
-        }
-        targets[i] = (int)t;
-    }
-    Py_DECREF(fast_targets);
+    Py_ssize_t n_targets = po_indices(targets_o, n, n, targets, "targets", "seat");
+    if (n_targets < 0) return NULL;
     PyObject *fast_rank;
     PoRank rank;
     if (po_unpack_rank(rank_o, n, &fast_rank, &rank) < 0) return NULL;
@@ -1342,29 +1352,9 @@ static PyObject *playout(PyObject *self, PyObject *args) {
         po_u64(dead_o, &dead_cards, "dead_cards") < 0 || po_u64(blocked_o, &blocked, "blocked") < 0)
         return NULL;
     if (po_ints(scores_o, n, scores, "scores") < 0) return NULL;
-    PyObject *fast_stock = PySequence_Fast(stock_o, "stock: expected a sequence of cards");
-    if (fast_stock == NULL) return NULL;
-    Py_ssize_t n_stock = PySequence_Fast_GET_SIZE(fast_stock);
     int stock[64];
-    if (n_stock > 64) {
-        PyErr_SetString(PyExc_ValueError, "stock: expected at most 64 cards");
-        Py_DECREF(fast_stock);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n_stock; i++) {
-        long long c;
-        if (po_int(PySequence_Fast_GET_ITEM(fast_stock, i), &c, "stock") < 0) {
-            Py_DECREF(fast_stock);
-            return NULL;
-        }
-        if (c < 0 || c >= n_cards) {
-            PyErr_Format(PyExc_ValueError, "stock: card %lld, expected 0 to %d", c, n_cards - 1);
-            Py_DECREF(fast_stock);
-            return NULL;
-        }
-        stock[i] = (int)c;
-    }
-    Py_DECREF(fast_stock);
+    Py_ssize_t n_stock = po_indices(stock_o, 64, n_cards, stock, "stock", "card");
+    if (n_stock < 0) return NULL;
     PyObject *fast_rank;
     PoRank rank;
     if (po_unpack_rank(rank_o, n, &fast_rank, &rank) < 0) return NULL;

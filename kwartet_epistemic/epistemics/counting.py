@@ -559,18 +559,7 @@ class WorldCounter:
         """The viewers' private information as mask rules: each of their own cards may
         come only from its own slot (their hand, or their draw), and every other card
         from none of their slots (distributed knowledge pools them)."""
-        history = self.history
-        own_card: dict[int, int] = {}
-        own_slots = 0
-        for viewer in self.viewers:
-            hand = 1 << history.players.index(viewer.player)
-            own_slots |= hand
-            for c in viewer.dealt:
-                own_card[c] = hand
-            for number, card in viewer.draws:
-                own_slots |= 1 << history.draw_slots[number]
-                own_card[card] = 1 << history.draw_slots[number]
-        return own_card, ~own_slots
+        return _viewer_rules(self.history, self.viewers)
 
     def _family_cards(
         self,
@@ -1253,6 +1242,24 @@ def _wanted_rows(wanted: frozenset[int]) -> tuple[list[int], np.ndarray]:
     return found
 
 
+def _viewer_rules(
+    history: PublicHistory, viewers: tuple[PrivateInfo, ...]
+) -> tuple[dict[int, int], int]:
+    """``(own card -> its slot mask, mask of every other card)``: the viewers' own cards
+    come only from their own slots (hand or draw), every other card from none of them."""
+    own_card: dict[int, int] = {}
+    own_slots = 0
+    for viewer in viewers:
+        hand = 1 << history.players.index(viewer.player)
+        own_slots |= hand
+        for c in viewer.dealt:
+            own_card[c] = hand
+        for number, card in viewer.draws:
+            own_slots |= 1 << history.draw_slots[number]
+            own_card[card] = 1 << history.draw_slots[number]
+    return own_card, ~own_slots
+
+
 def _viewer_masks(history: PublicHistory, viewers: tuple[PrivateInfo, ...]) -> tuple[int, ...]:
     """Per card the slots the viewers' private information allows (as
     :meth:`WorldCounter._viewer_rules` says it: their own cards from their own slots,
@@ -1260,17 +1267,7 @@ def _viewer_masks(history: PublicHistory, viewers: tuple[PrivateInfo, ...]) -> t
     key = ("viewer masks", viewers)
     masks = history.memo.get(key)
     if masks is None:
-        own_card: dict[int, int] = {}
-        own_slots = 0
-        for viewer in viewers:
-            hand = 1 << history.players.index(viewer.player)
-            own_slots |= hand
-            for c in viewer.dealt:
-                own_card[c] = hand
-            for number, card in viewer.draws:
-                own_slots |= 1 << history.draw_slots[number]
-                own_card[card] = 1 << history.draw_slots[number]
-        keep = ~own_slots
+        own_card, keep = _viewer_rules(history, viewers)
         masks = tuple(own_card.get(c, keep) for c in range(len(history.deck)))
         if len(history.memo) > _MEMO_LIMIT:
             history.memo.clear()

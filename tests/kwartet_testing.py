@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
+import sys
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -24,6 +27,28 @@ SMALL_SETUPS = [
     ("fish", 3, ["A", "B", "C"], {"cards_each": 3}),
     ("publisher", 3, ["A", "B", "C"], {"memory_cards": 1}),
 ]
+
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository root."""
+
+
+def load_script(path: str, name: str | None = None) -> ModuleType:
+    """The script at ``path`` (relative to the repository root, e.g.
+    ``"experiments/ladder.py"``) imported as module ``name`` (default: its file name), as
+    its own folder's neighbours see it: that folder is put on ``sys.path`` (the experiments
+    import ``_latex`` from there), and the module is registered before it runs (dataclasses
+    look their module up while they are defined)."""
+    file = ROOT / path
+    folder = str(file.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name or file.stem, file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def require_extra(module: str, extra: str) -> ModuleType:

@@ -9,11 +9,10 @@ card.  Plus the two counting rules on hand-built fact lists, with known answers.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from kwartet_testing import load_script
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents import ExactKnowledge, FactKnowledge
@@ -21,18 +20,7 @@ from kwartet_epistemic.agents import ExactKnowledge, FactKnowledge
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location(
-        "exact_vs_facts", ROOT / "experiments/exact_vs_facts.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["exact_vs_facts"] = module  # its dataclass looks its module up while defined
-    spec.loader.exec_module(module)
-    return module
-
-
-evf = _load()
+evf = load_script("experiments/exact_vs_facts.py")
 GAMES = [(i, 14_000 + i) for i in range(4)]
 
 

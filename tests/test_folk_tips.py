@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import csv
 import gzip
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from kwartet_testing import load_script
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents import TIPS, ExactKnowledge, FactKnowledge, Tips, make_agent
@@ -28,16 +27,7 @@ from kwartet_epistemic.tournament import play_game
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("folk_tips", ROOT / "experiments/folk_tips.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["folk_tips"] = module  # its dataclass looks its module up while defined
-    spec.loader.exec_module(module)
-    return module
-
-
-folk = _load()
+folk = load_script("experiments/folk_tips.py")
 
 
 def test_the_seven_tips_of_the_issue_are_switches() -> None:

@@ -10,31 +10,20 @@ environment's at every step of a game.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import math
-import sys
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
-from kwartet_testing import require_extra
+from kwartet_testing import load_script, require_extra
 
 from kwartet_epistemic.errors import KwartetError
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("ladder", ROOT / "experiments/ladder.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ladder"] = module  # its dataclasses look their module up while defined
-    spec.loader.exec_module(module)
-    return module
-
-
-ladder = _load()
+ladder = load_script("experiments/ladder.py")
 
 
 def test_two_agents_closed_form_and_fisher_error() -> None:

@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 import doctest
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from kwartet_testing import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location(
-        "latex_under_test", ROOT / "experiments" / "_latex.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-latex = _load()
+latex = load_script("experiments/_latex.py", "latex_under_test")
 
 
 def test_the_docstring_examples_hold():

@@ -9,14 +9,13 @@ model, and importance sampling converging on exact reweighting.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from kwartet_testing import load_script
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents.knowledge import ExactKnowledge
@@ -36,16 +35,7 @@ from kwartet_epistemic.tournament import play_game, replay_game
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("leakage", ROOT / "experiments/leakage.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["leakage"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-lk = _load()
+lk = load_script("experiments/leakage.py")
 SMALL = kw.Deck.piquet(families=4)
 
 

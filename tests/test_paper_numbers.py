@@ -3,13 +3,12 @@ files that paper/paper.tex reads, and the TeX outputs of the experiment scripts.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from kwartet_testing import load_script
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics.counting import WorldCounter
@@ -18,15 +17,6 @@ from kwartet_epistemic.epistemics.history import PublicHistory
 ROOT = Path(__file__).resolve().parent.parent
 MEASUREMENTS = ROOT / "paper" / "measurements"
 MACRO = re.compile(r"\\newcommand\{\\(kw[A-Za-z]+)\}\{(.*)\}$")
-
-
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _macros(path: Path) -> dict[str, str]:
@@ -40,7 +30,7 @@ def _macros(path: Path) -> dict[str, str]:
 
 
 def test_world_counts_match_the_counter_and_the_cost_bound(tmp_path):
-    module = _load(ROOT / "paper" / "world_counts.py", "world_counts_under_test")
+    module = load_script("paper/world_counts.py", "world_counts_under_test")
     row = module.measure(32, 4, repeats=1)
     game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=0)
     history = PublicHistory(game.deck, game.players, game.rules)
@@ -60,7 +50,7 @@ def test_world_counts_match_the_counter_and_the_cost_bound(tmp_path):
 
 
 def test_world_counts_script_writes_macros_the_paper_uses(tmp_path):
-    module = _load(ROOT / "paper" / "world_counts.py", "world_counts_script_under_test")
+    module = load_script("paper/world_counts.py", "world_counts_script_under_test")
     module.main(["--out", str(tmp_path)])
     macros = _macros(tmp_path / "world_counts_numbers.tex")
     assert macros["kwWorldsExample"] == "34{,}032"  # brute force in the test suite
@@ -102,7 +92,7 @@ def test_every_macro_the_paper_uses_is_defined():
 
 
 def test_exact_vs_facts_agents_table_counts_each_agent(tmp_path):
-    module = _load(ROOT / "experiments" / "exact_vs_facts.py", "exact_vs_facts_tex_under_test")
+    module = load_script("experiments/exact_vs_facts.py", "exact_vs_facts_tex_under_test")
     cell = module._agents_cell("knowledge knowledge knowledge:facts knowledge:facts")
     assert cell == "2 \\texttt{knowledge}, 2 \\texttt{knowledge:facts}"
     row = {"agents": "random random random random", "games": "12", "all_more_pct": "4.31",

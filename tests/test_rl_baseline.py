@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
-from kwartet_testing import require_extra
+from kwartet_testing import load_script, require_extra
 
 require_extra("sb3_contrib", "rl")
 require_extra("gymnasium", "rl")
@@ -16,18 +14,7 @@ require_extra("gymnasium", "rl")
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location(
-        "rl_baseline", ROOT / "experiments/rl_baseline.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["rl_baseline"] = module  # its dataclass looks its module up while defined
-    spec.loader.exec_module(module)
-    return module
-
-
-rl = _load()
+rl = load_script("experiments/rl_baseline.py")
 
 
 def _traced(choose):

@@ -11,12 +11,11 @@ small games of every rule set.  A resumed run equals a fresh one.
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from kwartet_testing import load_script
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.invariants import play_random_action
@@ -24,21 +23,7 @@ from kwartet_epistemic.invariants import play_random_action
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load():
-    folder = str(ROOT / "experiments")
-    if folder not in sys.path:
-        sys.path.insert(0, folder)  # the script imports _latex from its own folder
-    spec = importlib.util.spec_from_file_location(
-        "rules_compare", ROOT / "experiments/rules_compare.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["rules_compare"] = module  # its dataclass looks its module up while defined
-    spec.loader.exec_module(module)
-    return module
-
-
-rc = _load()
+rc = load_script("experiments/rules_compare.py")
 SEED = 14_400
 
 

@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from kwartet_testing import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_run_all():
-    spec = importlib.util.spec_from_file_location(
-        "run_all_under_test", ROOT / "experiments" / "run_all.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look the module up while building Step
-    spec.loader.exec_module(module)
-    return module
-
-
-run_all = _load_run_all()
+run_all = load_script("experiments/run_all.py", "run_all_under_test")
 
 
 def _script(tmp_path: Path, name: str, body: str) -> str:

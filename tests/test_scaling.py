@@ -10,15 +10,14 @@ what makes the formula valid).
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from kwartet_testing import load_script
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics.counting import WorldCounter
@@ -27,16 +26,7 @@ from kwartet_epistemic.epistemics.history import PublicHistory, private_info
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("scaling", ROOT / "experiments/scaling.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["scaling"] = module  # its dataclass looks its module up while defined
-    spec.loader.exec_module(module)
-    return module
-
-
-scaling = _load()
+scaling = load_script("experiments/scaling.py")
 
 
 def _history(players: int, cards: int, seed: int, asks: int) -> tuple[kw.Game, PublicHistory]:

@@ -1012,9 +1012,15 @@ class Kw(_AgentModal):
     _latex_keyword: ClassVar[str] = r"\mathit{Kw}"
 
 
-def _natural_key(agent: str) -> list[Any]:
-    """Sort key of an agent name with its numbers compared as numbers ("2" before "10")."""
-    return [int(t) if k % 2 else t for k, t in enumerate(re.split(r"(\d+)", agent))]
+def _natural_key(agent: str) -> tuple[list[Any], str]:
+    """Sort key of an agent name with its numbers compared as numbers ("2" before "10"),
+    then the name itself, so that names the numbers alone do not tell apart ("0", "00")
+    still have one order whatever order they came in.
+
+    >>> sorted(["W", "00", "10", "0", "2"], key=_natural_key)
+    ['0', '00', '2', '10', 'W']
+    """
+    return [int(t) if k % 2 else t for k, t in enumerate(re.split(r"(\d+)", agent))], agent
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False, init=False)

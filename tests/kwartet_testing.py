@@ -14,6 +14,7 @@ import pytest
 from hypothesis import strategies as st
 
 import kwartet_epistemic as kw
+from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
 from kwartet_epistemic.logic import And, Announce, C, D, E, Formula, K, Kw, M, Not, Or
 
 # (preset, families, players, rule changes): small enough for the explicit engine.
@@ -64,17 +65,60 @@ def require_extra(module: str, extra: str) -> ModuleType:
     )
 
 
+NAMES = ["A", "B", "C", "D", "E", "F"]
+"""Seat names for up to six players."""
+
+RULE_VARIANTS = [
+    kw.RuleSet(),
+    kw.RuleSet.preset("lamas"),
+    kw.RuleSet.preset("dutch"),
+    kw.RuleSet.preset("fish"),
+    kw.RuleSet(bluffing=True),
+    kw.RuleSet(memory_cards=3),
+]
+"""Rule sets that exercise every path of the counting engine (clockwise, set-aside cards,
+a stock, bluffing, Memory Kwartet)."""
+
+
+def played_position(
+    seed: int, families: int, players: int, rules: kw.RuleSet, asks: int
+) -> kw.Game:
+    """A game of ``families`` families and ``players`` seats dealt with ``seed`` and played
+    at random for up to ``asks`` asks."""
+    game = kw.Game.deal(kw.Deck.piquet(families=families), NAMES[:players], seed=seed, rules=rules)
+    return _play_at_random(game, seed, asks)
+
+
+def _play_at_random(game: kw.Game, seed: int, asks: int) -> kw.Game:
+    """``game`` after up to ``asks`` random legal asks drawn from a generator of ``seed``."""
+    rng = np.random.default_rng(seed)
+    for _ in range(asks):
+        if game.is_over:
+            break
+        game.play(game.random_legal_ask(rng))
+    return game
+
+
+def public_history(game: kw.Game) -> PublicHistory:
+    """A fresh :class:`PublicHistory` of the game's public record so far."""
+    history = PublicHistory(game.deck, game.players, game.rules)
+    history.extend(game.record)
+    return history
+
+
+def viewer_infos(game: kw.Game, which: int) -> list[PrivateInfo]:
+    """No viewer (``which`` 0: the public), the first player, or the first two pooling
+    (distributed knowledge): their private information."""
+    chosen = [] if which == 0 else game.players[:which]
+    return [private_info(game.deck, p, game.view(p).hand, game.view(p).record) for p in chosen]
+
+
 def random_game(setup, seed: int, steps: int) -> kw.Game:
     """A game of ``setup`` dealt with ``seed`` and played at random for ``steps`` asks."""
     preset, families, players, extra = setup
     rules = kw.RuleSet.preset(preset).replace(**extra)
     game = kw.Game.deal(kw.Deck.piquet(families=families), players, seed=seed, rules=rules)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if game.is_over:
-            break
-        game.play(game.random_legal_ask(rng))
-    return game
+    return _play_at_random(game, seed, steps)
 
 
 def nested_formulas(players: list[str], atoms: list[Formula]) -> st.SearchStrategy[Formula]:

@@ -8,22 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kwartet_testing import RULE_VARIANTS, played_position, public_history, viewer_infos
 from reference_counting import WorldCounter as ReferenceCounter
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
 from kwartet_epistemic.epistemics.counting import WorldCounter, kernel_available
-from kwartet_epistemic.epistemics.history import PublicHistory, private_info
-
-NAMES = ["A", "B", "C", "D", "E", "F"]
-PRESETS = [
-    kw.RuleSet(),
-    kw.RuleSet.preset("lamas"),
-    kw.RuleSet.preset("dutch"),
-    kw.RuleSet.preset("fish"),
-    kw.RuleSet(bluffing=True),
-    kw.RuleSet(memory_cards=3),
-]
 
 
 def fast(examples: int) -> settings:
@@ -32,28 +22,6 @@ def fast(examples: int) -> settings:
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
-
-
-def _position(seed: int, families: int, players: int, rules: kw.RuleSet, asks: int) -> kw.Game:
-    game = kw.Game.deal(kw.Deck.piquet(families=families), NAMES[:players], seed=seed, rules=rules)
-    rng = np.random.default_rng(seed)
-    for _ in range(asks):
-        if game.is_over:
-            break
-        game.play(game.random_legal_ask(rng))
-    return game
-
-
-def _history(game: kw.Game) -> PublicHistory:
-    history = PublicHistory(game.deck, game.players, game.rules)
-    history.extend(game.record)
-    return history
-
-
-def _viewers(game: kw.Game, which: int) -> list:
-    """No viewer (public), one player, or two players pooling (distributed knowledge)."""
-    chosen = [] if which == 0 else game.players[:which]
-    return [private_info(game.deck, p, game.view(p).hand, game.view(p).record) for p in chosen]
 
 
 def _both_paths(history, viewers, restrict=None):
@@ -82,7 +50,7 @@ def test_the_compiled_kernel_is_built_by_the_install() -> None:
     seed=st.integers(0, 10_000),
     families=st.integers(2, 6),
     players=st.integers(3, 6),
-    rules=st.sampled_from(PRESETS),
+    rules=st.sampled_from(RULE_VARIANTS),
     asks=st.integers(0, 40),
     which=st.integers(0, 2),
 )
@@ -92,9 +60,9 @@ def test_kernel_numpy_and_reference_give_identical_counts_and_marginals(
     if rules.draw_pile and players * rules.cards_each >= 4 * families:
         players = 3
         families = max(families, 6)
-    game = _position(seed, families, players, rules, asks)
-    history = _history(game)
-    viewers = _viewers(game, which)
+    game = played_position(seed, families, players, rules, asks)
+    history = public_history(game)
+    viewers = viewer_infos(game, which)
     reference = ReferenceCounter(history, viewers)
     (kernel_count, kernel_origins), (numpy_count, numpy_origins) = _both_paths(history, viewers)
     assert kernel_count == numpy_count == reference.count
@@ -111,8 +79,8 @@ def test_kernel_numpy_and_reference_give_identical_counts_and_marginals(
     mask=st.integers(1, 15),
 )
 def test_restricted_counts_equal_the_reference(seed: int, asks: int, card: int, mask: int) -> None:
-    game = _position(seed, 5, 4, kw.RuleSet(), asks)
-    history = _history(game)
+    game = played_position(seed, 5, 4, kw.RuleSet(), asks)
+    history = public_history(game)
     restrict = {card: mask}
     reference = ReferenceCounter(history, [], restrict)
     (kernel_count, kernel_origins), (numpy_count, _) = _both_paths(history, [], restrict)
@@ -124,8 +92,8 @@ def test_restricted_counts_equal_the_reference(seed: int, asks: int, card: int, 
 def test_counts_beyond_64_bits_are_exact(players: int) -> None:
     # 32 cards among 6 players: the public count needs more than 64 bits (the kernel's
     # 128-bit arithmetic), 5 players a viewer's too after a few asks.
-    game = _position(players, 8, players, kw.RuleSet(), 3)
-    history = _history(game)
+    game = played_position(players, 8, players, kw.RuleSet(), 3)
+    history = public_history(game)
     reference = ReferenceCounter(history, [])
     counter = WorldCounter(history, [])
     assert counter.bound >= 1 << 63  # the wide path is the one under test
@@ -137,8 +105,8 @@ def test_counts_beyond_64_bits_are_exact(players: int) -> None:
 
 def test_counts_beyond_128_bits_fall_back_to_python_integers() -> None:
     # No deck of the rules needs it: force the path by pretending the bound is huge.
-    game = _position(1, 6, 5, kw.RuleSet(), 5)
-    history = _history(game)
+    game = played_position(1, 6, 5, kw.RuleSet(), 5)
+    history = public_history(game)
     counter = WorldCounter(history, [])
     wide = counter.origin_counts()
     counter.bound = 1 << 200
@@ -149,7 +117,7 @@ def test_counts_beyond_128_bits_fall_back_to_python_integers() -> None:
 @fast(20)
 @given(
     seed=st.integers(0, 10_000),
-    rules=st.sampled_from(PRESETS),
+    rules=st.sampled_from(RULE_VARIANTS),
     asks=st.integers(0, 25),
     which=st.integers(0, 1),
 )
@@ -157,9 +125,9 @@ def test_samples_are_the_reference_samples_for_the_same_generator(
     seed: int, rules: kw.RuleSet, asks: int, which: int
 ) -> None:
     # Seeded agents that sample worlds play the same games as before the fast engine.
-    game = _position(seed, 6 if rules.draw_pile else 5, 3, rules, asks)
-    history = _history(game)
-    viewers = _viewers(game, which)
+    game = played_position(seed, 6 if rules.draw_pile else 5, 3, rules, asks)
+    history = public_history(game)
+    viewers = viewer_infos(game, which)
     reference = ReferenceCounter(history, viewers)
     if reference.count == 0:
         return
@@ -175,7 +143,7 @@ def test_samples_are_the_reference_samples_for_the_same_generator(
 
 
 def test_a_family_table_is_rebuilt_only_when_its_constraints_change() -> None:
-    game = _position(4, 8, 4, kw.RuleSet(), 0)
+    game = played_position(4, 8, 4, kw.RuleSet(), 0)
     k = kw.knowledge(game)
     k.location_probabilities("A")
     history = k.history
@@ -193,9 +161,9 @@ def test_many_worlds_at_once_are_possible_and_uniform(rules: kw.RuleSet) -> None
 
     from kwartet_epistemic.epistemics.explicit import enumerate_origins
 
-    game = _position(2, 3, 3, rules, 2)
-    history = _history(game)
-    viewers = _viewers(game, 1)
+    game = played_position(2, 3, 3, rules, 2)
+    history = public_history(game)
+    viewers = viewer_infos(game, 1)
     counter = WorldCounter(history, viewers)
     every = enumerate_origins(counter).astype(np.int64)
     index = {row.tobytes(): i for i, row in enumerate(every)}

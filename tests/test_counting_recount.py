@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kwartet_testing import RULE_VARIANTS, played_position, public_history, viewer_infos
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
@@ -19,38 +20,7 @@ from kwartet_epistemic.epistemics.counting import (
     exact_probabilities,
     family_probabilities,
 )
-from kwartet_epistemic.epistemics.history import Clause, PublicHistory, private_info
-
-NAMES = ["A", "B", "C", "D", "E", "F"]
-PRESETS = [
-    kw.RuleSet(),
-    kw.RuleSet.preset("lamas"),
-    kw.RuleSet.preset("dutch"),
-    kw.RuleSet.preset("fish"),
-    kw.RuleSet(bluffing=True),
-    kw.RuleSet(memory_cards=3),
-]
-
-
-def _position(seed: int, families: int, players: int, rules: kw.RuleSet, asks: int) -> kw.Game:
-    game = kw.Game.deal(kw.Deck.piquet(families=families), NAMES[:players], seed=seed, rules=rules)
-    rng = np.random.default_rng(seed)
-    for _ in range(asks):
-        if game.is_over:
-            break
-        game.play(game.random_legal_ask(rng))
-    return game
-
-
-def _history(game: kw.Game) -> PublicHistory:
-    history = PublicHistory(game.deck, game.players, game.rules)
-    history.extend(game.record)
-    return history
-
-
-def _viewers(game: kw.Game, which: int) -> list:
-    chosen = [] if which == 0 else game.players[:which]
-    return [private_info(game.deck, p, game.view(p).hand, game.view(p).record) for p in chosen]
+from kwartet_epistemic.epistemics.history import Clause, PublicHistory
 
 
 def _kernel_answer(history: PublicHistory, viewers: list, families: frozenset[int]):
@@ -106,7 +76,7 @@ def _same(a: tuple[np.ndarray, int], b: tuple[np.ndarray, int]) -> bool:
     seed=st.integers(0, 10_000),
     families=st.integers(2, 8),
     players=st.integers(3, 6),
-    rules=st.sampled_from(PRESETS),
+    rules=st.sampled_from(RULE_VARIANTS),
     asks=st.integers(0, 40),
     which=st.integers(0, 2),
     data=st.data(),
@@ -122,9 +92,9 @@ def test_one_call_recount_equals_the_numpy_path_and_the_general_engine(
 ) -> None:
     if rules.draw_pile and players * rules.cards_each >= 4 * families:
         players, families = 3, max(families, 6)
-    game = _position(seed, families, players, rules, asks)
-    history = _history(game)
-    viewers = _viewers(game, which)
+    game = played_position(seed, families, players, rules, asks)
+    history = public_history(game)
+    viewers = viewer_infos(game, which)
     wanted = frozenset(data.draw(st.sets(st.integers(0, families - 1), min_size=1)))
     fast = family_probabilities(history, viewers, wanted)
     assert _same(fast, _general(history, viewers, wanted))
@@ -144,8 +114,8 @@ def test_public_counts_beyond_2_to_the_53_are_rounded_exactly(seed: int, asks: i
     # The public worlds of 32 cards among 4 players: counts between 2^53 and 2^63, where
     # a float division of the counts would round twice; the kernel rounds the exact
     # quotient once, as Python's int / int does.
-    game = _position(seed, 8, 4, kw.RuleSet(), asks)
-    history = _history(game)
+    game = played_position(seed, 8, 4, kw.RuleSet(), asks)
+    history = public_history(game)
     every = frozenset(range(8))
     count, matrix = _kernel_answer(history, [], every)
     assert count is not None and 1 << 53 <= count < 1 << 63
@@ -154,7 +124,7 @@ def test_public_counts_beyond_2_to_the_53_are_rounded_exactly(seed: int, asks: i
     assert matrix.tolist() == expected
     assert _same(family_probabilities(history, [], every), _numpy_path(history, [], every))
     # A player's view of the same position (counts below 2^53) is the kernel's too.
-    viewers = _viewers(game, 1)
+    viewers = viewer_infos(game, 1)
     count, matrix = _kernel_answer(history, viewers, every)
     assert count is not None and count < 1 << 53
     assert _same((matrix, count), _general(history, viewers, every))
@@ -162,8 +132,8 @@ def test_public_counts_beyond_2_to_the_53_are_rounded_exactly(seed: int, asks: i
 
 @pytest.mark.parametrize("players", [5, 6])
 def test_counts_beyond_2_to_the_63_fall_back_to_the_general_engine(players: int) -> None:
-    game = _position(players, 8, players, kw.RuleSet(), 3)
-    history = _history(game)
+    game = played_position(players, 8, players, kw.RuleSet(), 3)
+    history = public_history(game)
     every = frozenset(range(8))
     assert WorldCounter(history).bound >= 1 << 63
     count, matrix = _kernel_answer(history, [], every)
@@ -176,8 +146,8 @@ def test_counts_beyond_2_to_the_63_fall_back_to_the_general_engine(players: int)
 def test_hand_edited_clauses_fall_back_and_are_counted() -> None:
     # Clauses added to ``clauses`` by hand, not to ``coded_clauses``: the kernel cannot
     # see them, so it declines and the general engine counts them.
-    game = _position(3, 4, 3, kw.RuleSet(), 4)
-    history = _history(game)
+    game = played_position(3, 4, 3, kw.RuleSet(), 4)
+    history = public_history(game)
     before = family_probabilities(history, [], {0})
     clause = Clause("some", (2, 2, 0, 2))  # B holds one of three cards of family 0
     assert clause not in history.clauses[0]
@@ -190,8 +160,8 @@ def test_hand_edited_clauses_fall_back_and_are_counted() -> None:
 
 
 def test_no_world_gives_count_zero_and_nan_rows() -> None:
-    game = _position(2, 3, 3, kw.RuleSet(), 0)
-    history = _history(game)
+    game = played_position(2, 3, 3, kw.RuleSet(), 0)
+    history = public_history(game)
     history.allowed[0] = 0  # card 0 can come from nowhere
     history.family_changed(0)
     matrix, count = family_probabilities(history, [], {0, 1})
@@ -199,6 +169,6 @@ def test_no_world_gives_count_zero_and_nan_rows() -> None:
 
 
 def test_families_outside_the_deck_are_refused() -> None:
-    history = _history(_position(1, 3, 3, kw.RuleSet(), 0))
+    history = public_history(played_position(1, 3, 3, kw.RuleSet(), 0))
     with pytest.raises(kw.KwartetError, match="families: expected family numbers 0 to 2"):
         family_probabilities(history, [], [1, 3])

@@ -437,21 +437,29 @@ def fit_bradley_terry(
         d = x[first] - x[second]
         return float(np.sum(-won * np.logaddexp(0, -d) - (games - won) * np.logaddexp(0, d)))
 
-    iterations = 0
-    while iterations < 200:
-        iterations += 1
-        d = r[first] - r[second]
-        p = 1.0 / (1.0 + np.exp(-d))
-        residual = won - games * p
-        grad = np.zeros(n)
-        np.add.at(grad, first, residual)
-        np.add.at(grad, second, -residual)
+    def chance(x: np.ndarray) -> np.ndarray:
+        """Per pair, the chance that its first agent wins a game at ratings ``x``."""
+        return 1.0 / (1.0 + np.exp(-(x[first] - x[second])))
+
+    def information(p: np.ndarray) -> np.ndarray:
+        """The Fisher information (minus the log-likelihood's Hessian) at chances ``p``."""
         weight = games * p * (1 - p)
         hess = np.zeros((n, n))
         np.add.at(hess, (first, first), weight)
         np.add.at(hess, (second, second), weight)
         np.add.at(hess, (first, second), -weight)
         np.add.at(hess, (second, first), -weight)
+        return hess
+
+    iterations = 0
+    while iterations < 200:
+        iterations += 1
+        p = chance(r)
+        residual = won - games * p
+        grad = np.zeros(n)
+        np.add.at(grad, first, residual)
+        np.add.at(grad, second, -residual)
+        hess = information(p)
         step = np.zeros(n)
         step[free] = np.linalg.solve(hess[np.ix_(free, free)], grad[free])
         now, scale = loglik(r), 1.0
@@ -460,14 +468,7 @@ def fit_bradley_terry(
         r = r + scale * step
         if float(np.max(np.abs(scale * step))) < 1e-10:
             break
-    d = r[first] - r[second]
-    p = 1.0 / (1.0 + np.exp(-d))
-    weight = games * p * (1 - p)
-    hess = np.zeros((n, n))
-    np.add.at(hess, (first, first), weight)
-    np.add.at(hess, (second, second), weight)
-    np.add.at(hess, (first, second), -weight)
-    np.add.at(hess, (second, first), -weight)
+    hess = information(chance(r))
     stderr = np.zeros(n)
     stderr[free] = np.sqrt(np.diag(np.linalg.inv(hess[np.ix_(free, free)])))
     return Fit(tuple(agents), r, stderr, iterations)

@@ -111,7 +111,7 @@ static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
                 lo[i] = max64(sbox->lo[i], dbox->lo[i] - v[i]);                          \
                 hi[i] = min64(sbox->hi[i], dbox->hi[i] - v[i]);                          \
             }                                                                            \
-            T w = (T)(uint64_t)p->weights[j];                                                    \
+            T w = (T)p->weights[j]; /* modulo 2^k, also when negative */                 \
             int64_t off = flat(L, v), sv = 0;                                            \
             for (int i = 0; i < D; i++) sv += v[i];                                      \
             int64_t smin = max64(sbox->slo, dbox->slo - sv);                             \
@@ -465,8 +465,13 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
     int64_t *vectors = calloc((size_t)total * (size_t)width, sizeof(int64_t));
     int64_t *weights = calloc((size_t)total, sizeof(int64_t));
     int64_t *card_slot = calloc((size_t)total * (size_t)per_card, sizeof(int64_t));
+    size_t n_index = 16;
+    while (n_index < 2 * (size_t)total) n_index *= 2;
+    Py_ssize_t *index = malloc(n_index * sizeof(Py_ssize_t));
+    if (index)
+        for (size_t i = 0; i < n_index; i++) index[i] = -1;
     PyObject *result = NULL;
-    if (!kinds || !conds || !vectors || !weights || !card_slot) {
+    if (!kinds || !conds || !vectors || !weights || !card_slot || !index) {
         PyErr_NoMemory();
         goto out;
     }
@@ -504,12 +509,22 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
                     int64_t use[MAXD] = {0};
                     for (int i = 0; i < 4; i++)
                         if (free_mask >> i & 1 && dim_of[o[i]] >= 0) use[dim_of[o[i]]]++;
-                    /* The vectors met so far, compared whole (a packed code would
-                     * overflow with many dimensions). */
-                    Py_ssize_t j = 0;
-                    while (j < m && memcmp(vectors + j * width, use, sizeof(int64_t) * (size_t)width))
-                        j++;
-                    if (j == m) {
+                    /* The vectors met so far, by an open-addressing hash of the whole
+                     * vector (compared whole: a packed code would overflow with many
+                     * dimensions); groups stay in the order of their first assignment. */
+                    uint64_t h = 1469598103934665603ULL;
+                    for (int i = 0; i < width; i++) h = (h ^ (uint64_t)use[i]) * 1099511628211ULL;
+                    size_t at = (size_t)(h ^ (h >> 29)) & (n_index - 1);
+                    Py_ssize_t j;
+                    for (;;) {
+                        j = index[at];
+                        if (j < 0 || !memcmp(vectors + j * width, use, sizeof(int64_t) * (size_t)width))
+                            break;
+                        at = (at + 1) & (n_index - 1);
+                    }
+                    if (j < 0) {
+                        j = m;
+                        index[at] = m;
                         for (int i = 0; i < width; i++) vectors[m * width + i] = use[i];
                         m++;
                     }
@@ -525,11 +540,502 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
                            (char *)weights, (Py_ssize_t)(m * 8), (char *)card_slot,
                            (Py_ssize_t)(m * per_card * 8));
 out:
+    free(index);
     free(kinds);
     free(conds);
     free(vectors);
     free(weights);
     free(card_slot);
+    return result;
+}
+
+/* ----- factored programme: a family as products of one linear form per card ------- *
+ *
+ * A family's polynomial is also a signed sum of products of four linear forms, one
+ * per card (inclusion-exclusion over its clauses: counting._factor_terms).  Multiplying
+ * a table by a linear form c0 + sum_d a_d x_d takes one pass per dimension that the
+ * form uses, each a shifted add of long contiguous runs, where programme() takes one
+ * box product per use vector with runs as short as a dimension of capacity 1 (a
+ * draw).  Tables are dense; truncation at the capacities commutes with the products
+ * (exponents only grow), and after each product the entries outside the programme's
+ * boxes are cleared, so every table equals programme()'s entry for entry.  Families
+ * may be given either way (a use-vector table or terms) in one call.
+ */
+
+typedef struct {
+    int64_t c0;     /* the card's slots that use no dimension */
+    int nd;         /* the dimensions the form uses */
+    int dims[MAXD];
+    int64_t a[MAXD];
+    uint64_t mask;  /* the card's slots */
+} Form;
+
+typedef struct {
+    int64_t coeff;
+    Form f[4];
+} Term;
+
+static void make_form(Form *f, uint64_t mask, int free, const int *dim_of, int n_slots, int D) {
+    int64_t a[MAXD];
+    memset(a, 0, sizeof(a));
+    f->c0 = 0;
+    f->nd = 0;
+    f->mask = mask;
+    for (int s = 0; s < n_slots; s++)
+        if (mask >> s & 1) {
+            if (free && dim_of[s] >= 0 && dim_of[s] < D)
+                a[dim_of[s]]++;
+            else
+                f->c0++;
+        }
+    for (int d = 0; d < D; d++)
+        if (a[d]) {
+            f->dims[f->nd] = d;
+            f->a[f->nd] = a[d];
+            f->nd++;
+        }
+}
+
+#define DEFINE_FACTORED(T, NAME)                                                         \
+    /* out (+)= w * form(in); transpose: the adjoint (shifts down instead of up). */    \
+    static void NAME##_apply(const Layout *L, const T *in, T *out, const Form *f,       \
+                             int transpose, int accumulate, T w) {                      \
+        int64_t n = L->size;                                                            \
+        T c0 = w * (T)(uint64_t)f->c0;                                                  \
+        if (!accumulate) {                                                              \
+            if (f->c0 == 0)                                                             \
+                memset(out, 0, sizeof(T) * (size_t)n);                                  \
+            else if (c0 == 1)                                                           \
+                memcpy(out, in, sizeof(T) * (size_t)n);                                 \
+            else                                                                        \
+                for (int64_t i = 0; i < n; i++) out[i] = c0 * in[i];                    \
+        } else if (f->c0) {                                                             \
+            for (int64_t i = 0; i < n; i++) out[i] += c0 * in[i];                       \
+        }                                                                               \
+        for (int k = 0; k < f->nd; k++) {                                               \
+            int d = f->dims[k];                                                         \
+            int64_t st = L->stride[d], c = L->cap[d], block = st * (c + 1);             \
+            T a = w * (T)(uint64_t)f->a[k];                                             \
+            for (int64_t base = 0; base < n; base += block)                             \
+                for (int64_t r = 0; r < c; r++) {                                       \
+                    T *o = out + base + (transpose ? r : r + 1) * st;                   \
+                    const T *s = in + base + (transpose ? r + 1 : r) * st;              \
+                    if (a == 1)                                                         \
+                        for (int64_t j = 0; j < st; j++) o[j] += s[j];                  \
+                    else                                                                \
+                        for (int64_t j = 0; j < st; j++) o[j] += a * s[j];              \
+                }                                                                       \
+        }                                                                               \
+    }                                                                                   \
+                                                                                        \
+    /* sum_x p[x] q[x + e_d] (d < 0: sum_x p[x] q[x]) */                                \
+    static T NAME##_dot(const Layout *L, const T *p, const T *q, int d) {               \
+        T acc = 0;                                                                      \
+        if (d < 0) {                                                                    \
+            for (int64_t i = 0; i < L->size; i++) acc += p[i] * q[i];                   \
+            return acc;                                                                 \
+        }                                                                               \
+        int64_t st = L->stride[d], c = L->cap[d], block = st * (c + 1);                 \
+        for (int64_t base = 0; base < L->size; base += block)                           \
+            for (int64_t r = 0; r < c; r++) {                                           \
+                const T *a = p + base + r * st, *b = q + base + (r + 1) * st;           \
+                for (int64_t j = 0; j < st; j++) acc += a[j] * b[j];                    \
+            }                                                                           \
+        return acc;                                                                     \
+    }                                                                                   \
+                                                                                        \
+    /* Clear the entries outside the box (as programme() never writes them). */        \
+    static void NAME##_clip(const Layout *L, T *t, const Box *b) {                      \
+        if (b->empty) {                                                                 \
+            memset(t, 0, sizeof(T) * (size_t)L->size);                                  \
+            return;                                                                     \
+        }                                                                               \
+        int D = L->D, bad = 0;                                                          \
+        int64_t x[MAXD], sum = 0;                                                       \
+        for (int i = 0; i < D; i++) {                                                   \
+            x[i] = 0;                                                                   \
+            if (b->lo[i] > 0 || b->hi[i] < 0) bad++;                                    \
+        }                                                                               \
+        for (int64_t k = 0; k < L->size; k++) {                                         \
+            if (bad || sum < b->slo || sum > b->shi) t[k] = 0;                          \
+            for (int i = D - 1; i >= 0; i--) {                                          \
+                int was = x[i] < b->lo[i] || x[i] > b->hi[i];                           \
+                if (x[i] < L->cap[i]) {                                                 \
+                    x[i]++;                                                             \
+                    sum++;                                                              \
+                    bad += (x[i] < b->lo[i] || x[i] > b->hi[i]) - was;                  \
+                    break;                                                              \
+                }                                                                       \
+                sum -= x[i];                                                            \
+                x[i] = 0;                                                               \
+                bad += (b->lo[i] > 0 || b->hi[i] < 0) - was;                            \
+            }                                                                           \
+        }                                                                               \
+    }                                                                                   \
+                                                                                        \
+    static int is_identity_##NAME(const Form *f) { return f->c0 == 1 && f->nd == 0; }   \
+                                                                                        \
+    /* dst = src times the sum of the terms, clipped to dbox; buf: 3 tables. */         \
+    static void NAME##_terms_multiply(const Layout *L, const T *src, const Term *terms,  \
+                                      Py_ssize_t nt, T *dst, const Box *dbox, T **buf) { \
+        memset(dst, 0, sizeof(T) * (size_t)L->size);                                    \
+        const T *level[4];                                                              \
+        level[0] = src;                                                                 \
+        const Term *prev = NULL;                                                        \
+        for (Py_ssize_t t = 0; t < nt; t++) {                                           \
+            const Term *term = &terms[t];                                               \
+            int k = 0;                                                                  \
+            if (prev)                                                                   \
+                while (k < 3 && term->f[k].mask == prev->f[k].mask) k++;                \
+            for (; k < 3; k++) {                                                        \
+                if (is_identity_##NAME(&term->f[k])) {                                  \
+                    level[k + 1] = level[k];                                            \
+                } else {                                                                \
+                    NAME##_apply(L, level[k], buf[k], &term->f[k], 0, 0, 1);            \
+                    level[k + 1] = buf[k];                                              \
+                }                                                                       \
+            }                                                                           \
+            NAME##_apply(L, level[3], dst, &term->f[3], 0, 1, (T)term->coeff); \
+            prev = term;                                                                \
+        }                                                                               \
+        NAME##_clip(L, dst, dbox);                                                      \
+    }                                                                                   \
+                                                                                        \
+    /* out[k * n_slots + s] = the ways with card k of the family at slot s, given the  \
+     * tables before (head) and after (tail) it; buf: 4 tables.  The forms commute, so  \
+     * card k's ways are <head shifted by s, the other cards' adjoint forms applied to  \
+     * the reversed tail>, the same for cards with the same form. */                    \
+    static void NAME##_terms_marginals(const Layout *L, const T *head, const T *tail,   \
+                                       const Term *terms, Py_ssize_t nt, int free_mask, \
+                                       const int *dim_of, int n_slots, T *out, T **buf) { \
+        int64_t n = L->size;                                                            \
+        for (int i = 0; i < 4 * n_slots; i++) out[i] = 0;                               \
+        T *rev = buf[0];                                                                \
+        for (int64_t i = 0; i < n; i++) rev[i] = tail[n - 1 - i];                       \
+        for (Py_ssize_t t = 0; t < nt; t++) {                                           \
+            const Term *term = &terms[t];                                               \
+            T w = (T)term->coeff;                                                       \
+            int done[4] = {0, 0, 0, 0};                                                 \
+            for (int r = 0; r < 4; r++) {                                               \
+                if (done[r]) continue;                                                  \
+                int group[4], size = 0;                                                 \
+                for (int k = r; k < 4; k++)                                             \
+                    if (!done[k] && term->f[k].mask == term->f[r].mask &&               \
+                        (free_mask >> k & 1) == (free_mask >> r & 1)) {                 \
+                        group[size++] = k;                                              \
+                        done[k] = 1;                                                    \
+                    }                                                                   \
+                const T *others = rev;                                                  \
+                for (int k = 0; k < 4; k++) {                                           \
+                    if (k == r || is_identity_##NAME(&term->f[k])) continue;            \
+                    T *next = others == buf[1] ? buf[2] : buf[1];                       \
+                    NAME##_apply(L, others, next, &term->f[k], 1, 0, 1);                \
+                    others = next;                                                      \
+                }                                                                       \
+                const Form *f = &term->f[r];                                            \
+                int free = free_mask >> r & 1;                                          \
+                T plain = 0;                                                            \
+                int have_plain = 0;                                                     \
+                for (int s = 0; s < n_slots; s++) {                                     \
+                    if (!(f->mask >> s & 1)) continue;                                  \
+                    T v;                                                                \
+                    if (free && dim_of[s] >= 0 && dim_of[s] < L->D) {                   \
+                        v = NAME##_dot(L, head, others, dim_of[s]);                     \
+                    } else {                                                            \
+                        if (!have_plain) plain = NAME##_dot(L, head, others, -1);       \
+                        have_plain = 1;                                                 \
+                        v = plain;                                                      \
+                    }                                                                   \
+                    for (int g = 0; g < size; g++) out[group[g] * n_slots + s] += w * v; \
+                }                                                                       \
+            }                                                                           \
+        }                                                                               \
+    }
+
+DEFINE_FACTORED(uint64_t, f64)
+DEFINE_FACTORED(u128, f128)
+
+/* factored(cap, dim_of, families, wanted, wide, backward_out) -> count
+ *
+ * As programme(), with each family either (vectors, weights) or (free, terms, vectors):
+ * vectors its use vectors (for the same box bounds as programme()), free
+ * the bit mask of its cards that count in the dimensions, terms an int64 buffer of
+ * rows (coefficient, mask0, mask1, mask2, mask3), the family's polynomial being the
+ * sum of coefficient times the product over cards k of (the sum over the slots s in
+ * mask k of x_{dim_of[s]}, or 1 where s has no dimension or k is not free).  dim_of:
+ * one entry per slot (n_slots = its length).  wanted: (position, card_slot, out), with
+ * card_slot None for a family given by terms (out then receives its four cards' origin
+ * counts, [4, n_slots], low words then high words when wide).
+ */
+static PyObject *factored(PyObject *self, PyObject *args) {
+    PyObject *cap_obj, *dim_obj, *fam_obj, *wanted_obj, *backward_obj;
+    int wide;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!pO", &PyTuple_Type, &cap_obj, &PyTuple_Type, &dim_obj,
+                          &PyList_Type, &fam_obj, &PyList_Type, &wanted_obj, &wide, &backward_obj))
+        return NULL;
+    Layout L;
+    L.D = (int)PyTuple_GET_SIZE(cap_obj);
+    if (L.D < 1 || L.D > MAXD) {
+        PyErr_Format(PyExc_ValueError, "cap: expected 1 to %d dimensions, got %d", MAXD, L.D);
+        return NULL;
+    }
+    for (int i = 0; i < L.D; i++) {
+        L.cap[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(cap_obj, i));
+        if (L.cap[i] < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cap: negative capacity");
+            return NULL;
+        }
+    }
+    L.size = 1;
+    for (int i = L.D - 1; i >= 0; i--) {
+        L.stride[i] = L.size;
+        L.size *= L.cap[i] + 1;
+        if (L.size > ((int64_t)1 << 31)) {
+            PyErr_SetString(PyExc_MemoryError, "the counting tables would be too large");
+            return NULL;
+        }
+    }
+    int n_slots = (int)PyTuple_GET_SIZE(dim_obj);
+    if (n_slots < 1 || n_slots > 62) {
+        PyErr_SetString(PyExc_ValueError, "dim_of: expected 1 to 62 slots");
+        return NULL;
+    }
+    int dim_of[64];
+    for (int s = 0; s < n_slots; s++) {
+        dim_of[s] = (int)PyLong_AsLong(PyTuple_GET_ITEM(dim_obj, s));
+        if (dim_of[s] >= L.D) dim_of[s] = -1;
+    }
+    if (PyErr_Occurred()) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(fam_obj);
+    Py_ssize_t n_wanted = PyList_GET_SIZE(wanted_obj);
+    size_t elem = wide ? sizeof(u128) : sizeof(uint64_t);
+    Poly *polys = calloc((size_t)n + 1, sizeof(Poly));
+    Term **terms = calloc((size_t)n + 1, sizeof(Term *));
+    Py_ssize_t *n_terms = calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    int *free_of = calloc((size_t)n + 1, sizeof(int));
+    Buf *bufs = calloc(2 * (size_t)n + 2 * (size_t)n_wanted + 2, sizeof(Buf));
+    Box *fbox = calloc((size_t)n + 1, sizeof(Box));
+    Box *bbox = calloc((size_t)n + 1, sizeof(Box));
+    char *forward = NULL, *backward = NULL, *scratch = NULL;
+    PyObject *result = NULL;
+    Buf back_buf = {.held = 0};
+    void *rest = NULL;
+    if (!polys || !terms || !n_terms || !free_of || !bufs || !fbox || !bbox) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t f = 0; f < n; f++) {
+        PyObject *item = PyList_GET_ITEM(fam_obj, f);
+        PyObject *first = PyTuple_Check(item) ? PyTuple_GET_ITEM(item, 0) : NULL;
+        Py_ssize_t arity = first ? PyTuple_GET_SIZE(item) : 0;
+        if (!first || arity != (PyLong_Check(first) ? 3 : 2)) {
+            PyErr_SetString(PyExc_ValueError,
+                            "families: expected (vectors, weights) or (free, terms, vectors)");
+            goto done;
+        }
+        if (PyLong_Check(first)) {
+            free_of[f] = (int)PyLong_AsLong(first);
+            if (get_buffer(PyTuple_GET_ITEM(item, 1), &bufs[2 * f], 0, 0, "terms") < 0) goto done;
+            Py_ssize_t nt = bufs[2 * f].view.len / 8 / 5;
+            const int64_t *rows = bufs[2 * f].view.buf;
+            terms[f] = calloc((size_t)nt + 1, sizeof(Term));
+            if (!terms[f]) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            n_terms[f] = nt;
+            for (Py_ssize_t t = 0; t < nt; t++) {
+                terms[f][t].coeff = rows[5 * t];
+                for (int k = 0; k < 4; k++)
+                    make_form(&terms[f][t].f[k], (uint64_t)rows[5 * t + 1 + k], free_of[f] >> k & 1,
+                              dim_of, n_slots, L.D);
+            }
+            /* The box bounds from the family's use vectors, as programme() takes them. */
+            if (get_buffer(PyTuple_GET_ITEM(item, 2), &bufs[2 * f + 1], 0, 0, "vectors") < 0)
+                goto done;
+            polys[f].m = bufs[2 * f + 1].view.len / 8 / L.D;
+            polys[f].vectors = bufs[2 * f + 1].view.buf;
+            poly_bounds(&L, &polys[f]);
+            polys[f].m = 0; /* not a table: the terms are multiplied */
+        } else {
+            if (get_buffer(PyTuple_GET_ITEM(item, 1), &bufs[2 * f + 1], 0, 0, "weights") < 0)
+                goto done;
+            Py_ssize_t m = bufs[2 * f + 1].view.len / 8;
+            if (get_buffer(first, &bufs[2 * f], 0, m * L.D, "vectors") < 0) goto done;
+            polys[f].m = m;
+            polys[f].vectors = bufs[2 * f].view.buf;
+            polys[f].weights = bufs[2 * f + 1].view.buf;
+            poly_bounds(&L, &polys[f]);
+        }
+    }
+    set_boxes(&L, polys, n, fbox, bbox);
+    Py_ssize_t first_wanted = n;
+    for (Py_ssize_t w = 0; w < n_wanted; w++) {
+        PyObject *item = PyList_GET_ITEM(wanted_obj, w);
+        Py_ssize_t pos = PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 3
+                             ? PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0))
+                             : -1;
+        if (pos < 0 || pos >= n) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "wanted: expected (position, card_slot, out)");
+            goto done;
+        }
+        if ((PyTuple_GET_ITEM(item, 1) == Py_None) != (terms[pos] != NULL)) {
+            PyErr_SetString(PyExc_ValueError, "wanted: card_slot is None exactly for term families");
+            goto done;
+        }
+        if (pos < first_wanted) first_wanted = pos;
+    }
+    int keep_backward = backward_obj != Py_None;
+    if (keep_backward) {
+        if (wide) {
+            PyErr_SetString(PyExc_ValueError, "backward tables are kept for narrow counts only");
+            goto done;
+        }
+        if (get_buffer(backward_obj, &back_buf, 1, (n + 1) * L.size, "backward_out") < 0)
+            goto done;
+        first_wanted = 0;
+    }
+    forward = malloc(elem * (size_t)L.size * ((size_t)n + 1));
+    backward = malloc(elem * (size_t)L.size * ((size_t)n + 1));
+    scratch = malloc(elem * (size_t)L.size * 6);
+    Py_ssize_t max_m = 1;
+    for (Py_ssize_t f = 0; f < n; f++) max_m = polys[f].m > max_m ? polys[f].m : max_m;
+    if (max_m < 4 * n_slots) max_m = 4 * n_slots;
+    rest = malloc(elem * (size_t)max_m);
+    if (!forward || !backward || !scratch || !rest) {
+        PyErr_NoMemory();
+        goto done;
+    }
+#define TABLE(base, i) ((base) + elem * (size_t)L.size * (size_t)(i))
+#define SCRATCH(T) {(T *)TABLE(scratch, 0), (T *)TABLE(scratch, 1), (T *)TABLE(scratch, 2), \
+                    (T *)TABLE(scratch, 3), (T *)TABLE(scratch, 4), (T *)TABLE(scratch, 5)}
+    memset(TABLE(forward, 0), 0, elem * (size_t)L.size);
+    memset(TABLE(backward, n), 0, elem * (size_t)L.size);
+    if (wide) {
+        ((u128 *)TABLE(forward, 0))[0] = 1;
+        ((u128 *)TABLE(backward, n))[0] = 1;
+    } else {
+        ((uint64_t *)TABLE(forward, 0))[0] = 1;
+        ((uint64_t *)TABLE(backward, n))[0] = 1;
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    if (wide) {
+        u128 *buf[6] = SCRATCH(u128);
+        for (Py_ssize_t f = 0; f < n; f++) {
+            u128 *src = (u128 *)TABLE(forward, f), *dst = (u128 *)TABLE(forward, f + 1);
+            if (terms[f]) f128_terms_multiply(&L, src, terms[f], n_terms[f], dst, &fbox[f + 1], buf);
+            else k128_multiply(&L, src, &fbox[f], &polys[f], dst, &fbox[f + 1]);
+        }
+        for (Py_ssize_t f = n - 1; f > first_wanted || (keep_backward && f >= 0); f--) {
+            u128 *src = (u128 *)TABLE(backward, f + 1), *dst = (u128 *)TABLE(backward, f);
+            if (terms[f]) f128_terms_multiply(&L, src, terms[f], n_terms[f], dst, &bbox[f], buf);
+            else k128_multiply(&L, src, &bbox[f + 1], &polys[f], dst, &bbox[f]);
+        }
+    } else {
+        uint64_t *buf[6] = SCRATCH(uint64_t);
+        for (Py_ssize_t f = 0; f < n; f++) {
+            uint64_t *src = (uint64_t *)TABLE(forward, f), *dst = (uint64_t *)TABLE(forward, f + 1);
+            if (terms[f]) f64_terms_multiply(&L, src, terms[f], n_terms[f], dst, &fbox[f + 1], buf);
+            else k64_multiply(&L, src, &fbox[f], &polys[f], dst, &fbox[f + 1]);
+        }
+        for (Py_ssize_t f = n - 1; f > first_wanted || (keep_backward && f >= 0); f--) {
+            uint64_t *src = (uint64_t *)TABLE(backward, f + 1), *dst = (uint64_t *)TABLE(backward, f);
+            if (terms[f]) f64_terms_multiply(&L, src, terms[f], n_terms[f], dst, &bbox[f], buf);
+            else k64_multiply(&L, src, &bbox[f + 1], &polys[f], dst, &bbox[f]);
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    for (Py_ssize_t w = 0; w < n_wanted; w++) {
+        PyObject *item = PyList_GET_ITEM(wanted_obj, w);
+        Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
+        Buf *cs = &bufs[2 * n + 2 * w], *out = &bufs[2 * n + 2 * w + 1];
+        Py_ssize_t width = 4 * (Py_ssize_t)n_slots;
+        const int64_t *card_slot = NULL;
+        if (!terms[pos]) {
+            if (get_buffer(PyTuple_GET_ITEM(item, 1), cs, 0, polys[pos].m, "card_slot") < 0)
+                goto done;
+            width = cs->view.len / 8 / (polys[pos].m ? polys[pos].m : 1);
+            card_slot = cs->view.buf;
+        }
+        if (get_buffer(PyTuple_GET_ITEM(item, 2), out, 1, (wide ? 2 : 1) * width, "out") < 0)
+            goto done;
+        uint64_t *o = out->view.buf;
+        if (wide) {
+            u128 *r = rest;
+            if (terms[pos]) {
+                u128 *buf[6] = SCRATCH(u128);
+                f128_terms_marginals(&L, (u128 *)TABLE(forward, pos), (u128 *)TABLE(backward, pos + 1),
+                                     terms[pos], n_terms[pos], free_of[pos], dim_of, n_slots, r, buf);
+                for (Py_ssize_t k = 0; k < width; k++) {
+                    o[k] = (uint64_t)r[k];
+                    o[width + k] = (uint64_t)(r[k] >> 64);
+                }
+            } else {
+                k128_rest(&L, (u128 *)TABLE(forward, pos), &fbox[pos],
+                          (u128 *)TABLE(backward, pos + 1), &bbox[pos + 1], &polys[pos], r);
+                for (Py_ssize_t k = 0; k < width; k++) {
+                    u128 acc = 0;
+                    for (Py_ssize_t j = 0; j < polys[pos].m; j++)
+                        acc += r[j] * (u128)card_slot[j * width + k];
+                    o[k] = (uint64_t)acc;
+                    o[width + k] = (uint64_t)(acc >> 64);
+                }
+            }
+        } else {
+            uint64_t *r = rest;
+            if (terms[pos]) {
+                uint64_t *buf[6] = SCRATCH(uint64_t);
+                f64_terms_marginals(&L, (uint64_t *)TABLE(forward, pos),
+                                    (uint64_t *)TABLE(backward, pos + 1), terms[pos], n_terms[pos],
+                                    free_of[pos], dim_of, n_slots, r, buf);
+                for (Py_ssize_t k = 0; k < width; k++) o[k] = r[k];
+            } else {
+                k64_rest(&L, (uint64_t *)TABLE(forward, pos), &fbox[pos],
+                         (uint64_t *)TABLE(backward, pos + 1), &bbox[pos + 1], &polys[pos], r);
+                for (Py_ssize_t k = 0; k < width; k++) {
+                    uint64_t acc = 0;
+                    for (Py_ssize_t j = 0; j < polys[pos].m; j++)
+                        acc += r[j] * (uint64_t)card_slot[j * width + k];
+                    o[k] = acc;
+                }
+            }
+        }
+    }
+    if (keep_backward) memcpy(back_buf.view.buf, backward, elem * (size_t)L.size * ((size_t)n + 1));
+    if (wide) {
+        u128 count = ((u128 *)TABLE(forward, n))[L.size - 1];
+        PyObject *low = PyLong_FromUnsignedLongLong((uint64_t)count);
+        PyObject *high = PyLong_FromUnsignedLongLong((uint64_t)(count >> 64));
+        PyObject *shift = PyLong_FromLong(64);
+        PyObject *shifted = high && shift ? PyNumber_Lshift(high, shift) : NULL;
+        result = shifted && low ? PyNumber_Or(shifted, low) : NULL;
+        Py_XDECREF(low);
+        Py_XDECREF(high);
+        Py_XDECREF(shift);
+        Py_XDECREF(shifted);
+    } else {
+        result = PyLong_FromUnsignedLongLong(((uint64_t *)TABLE(forward, n))[L.size - 1]);
+    }
+#undef SCRATCH
+#undef TABLE
+done:
+    if (bufs)
+        for (Py_ssize_t i = 0; i < 2 * n + 2 * n_wanted + 2; i++) release(&bufs[i]);
+    release(&back_buf);
+    if (terms)
+        for (Py_ssize_t f = 0; f < n; f++) free(terms[f]);
+    free(terms);
+    free(n_terms);
+    free(free_of);
+    free(polys);
+    free(bufs);
+    free(fbox);
+    free(bbox);
+    free(forward);
+    free(backward);
+    free(scratch);
+    free(rest);
     return result;
 }
 
@@ -1490,6 +1996,9 @@ static PyMethodDef methods[] = {
     {"programme", programme, METH_VARARGS,
      "programme(cap, polys, wanted, wide, backward_out) -> count: the counting programme's "
      "products, exact modulo 2^64 (or 2^128 when wide)."},
+    {"factored", factored, METH_VARARGS,
+     "factored(cap, dim_of, families, wanted, wide, backward_out) -> count: programme() with "
+     "families given as sums of products of one linear form per card, where that is faster."},
     {"family_table", family_table, METH_VARARGS,
      "family_table(options, clauses, free, dim_of, n_dims, n_slots) -> (vectors, weights, "
      "card_slot) bytes, or None: one family's polynomial."},

@@ -14,6 +14,14 @@ def programme(
     wide: bool,
     backward_out: Any | None,
 ) -> int: ...
+def factored(
+    cap: tuple[int, ...],
+    dim_of: tuple[int, ...],
+    families: Sequence[tuple[Any, Any] | tuple[int, Any, Any]],
+    wanted: Sequence[tuple[int, Any | None, Any]],
+    wide: bool,
+    backward_out: Any | None,
+) -> int: ...
 def family_table(
     options: tuple[int, ...],
     clauses: tuple[tuple[int, ...], ...],

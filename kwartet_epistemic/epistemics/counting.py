@@ -66,6 +66,7 @@ __all__ = [
     "WorldCounter",
     "FamilyPoly",
     "simplify_clauses",
+    "factor_terms",
     "kernel_available",
     "exact_probabilities",
     "family_probabilities",
@@ -79,6 +80,14 @@ positions)."""
 _NARROW = 1 << 63  # answers below this are exact modulo 2^64 and fit a signed int64
 _WIDE = 1 << 127  # the same for the kernel's 128-bit arithmetic
 _MAX_KERNEL_DIMS = 32  # the kernel's limit on capacity dimensions
+
+USE_FACTORED: bool | None = None
+"""How the kernel multiplies a family's polynomial: None (the default) picks per family
+the cheaper of its use-vector table and its factored form (a signed sum of products of
+one linear form per card, see :func:`factor_terms`); True takes the factored form
+wherever it exists, False never (the tests run all three on the same positions)."""
+_FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
+_FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
 _MEMO_LIMIT = 20_000
 _CACHE_LIMIT = 20_000  # entries of a few KiB each: tens of MiB at most
 
@@ -135,6 +144,59 @@ def simplify_clauses(
     kept += [Clause("notall", c) for c in sorted(notalls) if not subsumed(c, notalls, wider=True)]  # type: ignore[arg-type]
     kept += sorted(others, key=lambda c: c.conditions)
     return tuple(kept)
+
+
+def factor_terms(
+    options: Sequence[int], clauses: Sequence[Clause], limit: int = _FACTOR_TERM_LIMIT
+) -> tuple[tuple[int, int, int, int, int], ...] | None:
+    """A family's assignments as a signed sum of products: rows ``(coefficient, mask0,
+    mask1, mask2, mask3)`` such that, for every origin tuple, the sum of the
+    coefficients of the rows whose masks hold each card's origin is 1 if the tuple is
+    allowed by ``options`` (one slot mask per card) and satisfies ``clauses``, else 0;
+    None if that takes more than ``limit`` rows.
+
+    Inclusion-exclusion over the clauses (simplified first): "some" is 1 minus "none
+    with the player", "not all" is 1 minus "all with the player", "all or none" is "all"
+    plus "none" (disjoint), and products of restrictions are intersections of masks.
+    Multiplying the counting tables by a row then takes one linear form per card.
+
+    >>> factor_terms((0b11, 0b11, 0b11, 0b11), [Clause("notall", (0b01,) * 4)])
+    ((-1, 1, 1, 1, 1), (1, 3, 3, 3, 3))
+    """
+    masks = tuple(int(m) for m in options)
+    simplified = simplify_clauses(tuple(clauses), masks)
+    if simplified is None:
+        return ()
+    terms: dict[tuple[int, ...], int] = {masks: 1}
+    for clause in simplified:
+        conds = clause.conditions
+        if clause.kind == "allornone" and all(c == IGNORED for c in conds):
+            continue
+        inside = tuple(-1 if c == IGNORED else c for c in conds)
+        outside = tuple(-1 if c == IGNORED else ~c for c in conds)
+        patterns: tuple[tuple[int, tuple[int, ...] | None], ...]
+        if clause.kind == "some":
+            patterns = ((1, None), (-1, outside))
+        elif clause.kind == "notall":
+            patterns = ((1, None), (-1, inside))
+        else:
+            patterns = ((1, inside), (1, outside))
+        new: dict[tuple[int, ...], int] = {}
+        for sets, coeff in terms.items():
+            for sign, restriction in patterns:
+                if restriction is None:
+                    narrowed = sets
+                else:
+                    narrowed = tuple(m & r for m, r in zip(sets, restriction, strict=True))
+                    if not all(narrowed):
+                        continue
+                new[narrowed] = new.get(narrowed, 0) + sign * coeff
+        terms = {k: v for k, v in new.items() if v}
+        if len(terms) > limit:
+            return None
+    # Sorted, so that rows sharing their first masks follow each other (the kernel
+    # reuses the partial products).
+    return tuple((coeff, *sets) for sets, coeff in sorted(terms.items()))  # type: ignore[misc]
 
 
 def _satisfies(clauses: Sequence[Clause], origins: Sequence[int]) -> bool:
@@ -230,6 +292,29 @@ class FamilyPoly:
     @cached_property
     def vector_tuples(self) -> tuple[tuple[int, ...], ...]:
         return tuple(tuple(v) for v in self.vectors.tolist())
+
+    @cached_property
+    def factored(self) -> tuple[int, np.ndarray, int] | None:
+        """The polynomial as :func:`factor_terms` rows for the kernel: ``(free mask,
+        int64 rows, passes)`` with ``passes`` the number of table passes a product
+        takes; None if there are too many rows."""
+        options = [o if isinstance(o, int) else sum(1 << s for s in o) for o in self._options]
+        rows = factor_terms(options, self._clauses)
+        if rows is None:
+            return None
+        free = sum(1 << i for i in self._free)
+        dim_of = self._dim_of
+        passes = 0
+        for row in rows:
+            for k in range(4):
+                mask = row[1 + k]
+                dims = (
+                    sum(1 for s in range(len(dim_of)) if mask >> s & 1 and dim_of[s] >= 0)
+                    if free >> k & 1
+                    else 0
+                )
+                passes += dims + 1
+        return free, np.array(rows, dtype=np.int64).reshape(-1, 5), passes
 
 
 _POLY_CACHE: dict[tuple[object, ...], FamilyPoly | None] = {}
@@ -454,13 +539,16 @@ class WorldCounter:
         room = [s for s in range(n_slots) if capacity[s] > 0]
         # The roomiest slot gives the smallest tables, but it changes as cards become
         # known, and with it every family's table; the last slot with room changes only
-        # when a slot fills (``stable_layout``, for counters rebuilt after every event).
+        # when a slot fills (``stable_layout``, for counters rebuilt after every event;
+        # the stock while it has room, else that last slot).
         # Counts and marginals do not depend on the choice; the order of enumeration
         # (samples, explicit models) does, so the roomiest stays the default.
         if len(room) < 2:
             implied = None
         elif stable_layout:
-            implied = room[-1]
+            # The stock, while it has room, is as stable and far roomier than a draw.
+            stock = history.stock_slot
+            implied = stock if stock >= 0 and capacity[stock] > 0 else room[-1]
         else:
             implied = max(room, key=lambda s: capacity[s])
         self.dims = [s for s in room if s != implied]
@@ -475,6 +563,7 @@ class WorldCounter:
             dim_of[s] = d
             cap.append(capacity[s])
         dim_key = tuple(dim_of)
+        self._dim_key = dim_key
         self.cap: tuple[int, ...] = tuple(cap) or (0,)
         tables_list: list[FamilyPoly] = []
         table_families: list[int] = []
@@ -727,7 +816,19 @@ class WorldCounter:
         if keep_backward:
             size = math.prod(c + 1 for c in self.cap)
             backward = np.empty((len(tables) + 1) * size, dtype=np.int64)
-        count = _kernel.programme(self.cap, polys, requests, wide, backward)
+        plan = self._factored_plan(tables)
+        if plan is None:
+            count = _kernel.programme(self.cap, polys, requests, wide, backward)
+        else:
+            families = [
+                (table.vectors, table.weights) if entry is None else entry
+                for table, entry in zip(tables, plan, strict=True)
+            ]
+            mixed = [
+                (position, None if plan[position] is not None else card_slot, out)
+                for position, card_slot, out in requests
+            ]
+            count = _kernel.factored(self.cap, self._dim_key, families, mixed, wide, backward)
         if backward is not None:
             shape = tuple(c + 1 for c in self.cap)
             self._backward = list(backward.reshape((len(tables) + 1, *shape)))
@@ -743,6 +844,27 @@ class WorldCounter:
             first, source = table.cards[0], representative.cards[0]
             origins[first : first + 4] = origins[source : source + 4]
         return int(count)
+
+    def _factored_plan(
+        self, tables: list[FamilyPoly]
+    ) -> list[tuple[int, np.ndarray, np.ndarray] | None] | None:
+        """Per table, its factored form for the kernel (or None: its use vectors), or
+        None for no factored form at all (see :data:`USE_FACTORED`)."""
+        if USE_FACTORED is False:
+            return None
+        size = math.prod(c + 1 for c in self.cap)
+        if USE_FACTORED is None and size < _FACTOR_MIN_SIZE:
+            return None
+        plan: list[tuple[int, np.ndarray, np.ndarray] | None] = []
+        for table in tables:
+            form = table.factored
+            if form is None or (USE_FACTORED is None and form[2] >= len(table.weights)):
+                plan.append(None)
+            else:
+                plan.append((form[0], form[1], table.vectors))
+        if all(entry is None for entry in plan):
+            return None
+        return plan
 
     def _origin_array(self, wide: bool) -> np.ndarray:
         if self._origins is None:

@@ -1,0 +1,141 @@
+"""The factored programme (``_counting_kernel.factored``: a family's polynomial as a
+signed sum of products of one linear form per card) against the use-vector programme
+and the NumPy path: the same count, the same origin counts, the same backward tables
+and the same samples, on random positions of every rule variant, 3-6 players and 12-52
+cards, seen by nobody, one player or two pooling; and the inclusion-exclusion rows of
+``factor_terms`` against brute force over every origin tuple."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kwartet_testing import RULE_VARIANTS, played_position, public_history, viewer_infos
+
+import kwartet_epistemic as kw
+from kwartet_epistemic.epistemics import counting
+from kwartet_epistemic.epistemics.counting import WorldCounter, factor_terms
+from kwartet_epistemic.epistemics.history import IGNORED, Clause
+
+pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs the kernel")
+
+
+def _answers(history, viewers, mode, monkeypatch, *, backward: bool = False):
+    """Count, origin counts and (with ``backward``) the backward tables, with
+    ``USE_FACTORED`` set to ``mode``; ``mode`` "numpy" runs without the kernel."""
+    monkeypatch.setattr(counting, "USE_FACTORED", None if mode == "numpy" else mode)
+    monkeypatch.setattr(counting, "USE_KERNEL", mode != "numpy")
+    counter = WorldCounter(history, viewers, marginals=True)
+    origins = counter.origin_counts()
+    tables = None
+    if backward and counter.count and counter._width() == "narrow":
+        counter._run([], keep_backward=True)
+        tables = [np.asarray(t).copy() for t in counter._backward or []]
+    return counter.count, origins, tables
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 10_000),
+    variant=st.integers(0, len(RULE_VARIANTS) - 1),
+    families=st.integers(3, 13),
+    players=st.integers(3, 6),
+    asks=st.integers(0, 30),
+    which=st.integers(0, 2),
+)
+def test_factored_programme_equals_the_use_vector_programme(
+    seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
+) -> None:
+    rules = RULE_VARIANTS[variant]
+    if rules.draw_pile:
+        rules = rules.replace(cards_each=max(1, min(rules.cards_each, 4 * families // players - 1)))
+    try:
+        game = played_position(seed, families, players, rules, asks)
+    except kw.KwartetError:
+        return  # a deal these rules refuse (too few cards for the hands)
+    history = public_history(game)
+    viewers = viewer_infos(game, min(which, players - 1))
+    count, origins, back = _answers(history, viewers, False, monkeypatch, backward=True)
+    factored = _answers(history, viewers, True, monkeypatch, backward=True)
+    assert factored[0] == count
+    assert (factored[1] == origins).all()
+    if back is not None:
+        assert factored[2] is not None
+        assert all((a == b).all() for a, b in zip(back, factored[2], strict=True))
+    assert _answers(history, viewers, None, monkeypatch)[0] == count
+
+
+@pytest.mark.parametrize(("players", "each", "draws"), [(4, 3, 9), (3, 4, 6), (5, 2, 6)])
+def test_draw_pile_positions_agree_on_all_three_paths(
+    players: int, each: int, draws: int, monkeypatch
+) -> None:
+    """Fish games with several private draws (the positions the factored form is for),
+    public and as the first player sees them, wide (2^128) arithmetic included."""
+    rules = kw.RuleSet.preset("fish").replace(cards_each=each)
+    game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D", "E"][:players], seed=7, rules=rules)
+    rng = np.random.default_rng(7)
+    while not game.is_over and sum(isinstance(e, kw.events.Drew) for e in game.record) < draws:
+        game.play(game.random_legal_ask(rng))
+    history = public_history(game)
+    if players == 4:  # this one needs the 128-bit arithmetic
+        assert WorldCounter(history).bound >= 1 << 63
+    for which in (0, 1):
+        viewers = viewer_infos(game, which)
+        reference = _answers(history, viewers, False, monkeypatch)
+        for mode in (True, None, "numpy"):
+            count, origins, _ = _answers(history, viewers, mode, monkeypatch)
+            assert count == reference[0], mode
+            assert (origins == reference[1]).all(), mode
+        assert reference[0] > 0
+
+
+def test_samples_are_the_same_worlds_on_both_programmes(monkeypatch) -> None:
+    rules = kw.RuleSet.preset("fish").replace(cards_each=3)
+    game = played_position(11, 6, 4, rules, 12)
+    history = public_history(game)
+    drawn = []
+    for mode in (False, True):
+        monkeypatch.setattr(counting, "USE_FACTORED", mode)
+        counter = WorldCounter(history)
+        drawn.append(counter.sample_many(200, np.random.default_rng(3)))
+    assert (drawn[0] == drawn[1]).all()
+
+
+_SLOTS = 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    options=st.tuples(*[st.integers(1, 2**_SLOTS - 1)] * 4),
+    clauses=st.lists(
+        st.tuples(
+            st.sampled_from(["some", "notall", "allornone"]),
+            st.tuples(*[st.one_of(st.integers(0, 2**_SLOTS - 1), st.just(IGNORED))] * 4),
+        ),
+        max_size=4,
+    ),
+)
+def test_factor_terms_sum_to_the_indicator_of_the_clauses(options, clauses) -> None:
+    rules = [
+        Clause(kind, tuple(c if c != IGNORED or kind == "allornone" else 0 for c in conds))
+        for kind, conds in clauses
+    ]
+    rows = factor_terms(options, rules, limit=10_000)
+    assert rows is not None
+    for origins in itertools.product(range(_SLOTS), repeat=4):
+        allowed = all(options[i] >> origins[i] & 1 for i in range(4))
+        wanted = int(allowed and all(rule.satisfied(origins) for rule in rules))
+        total = sum(row[0] for row in rows if all(row[1 + i] >> origins[i] & 1 for i in range(4)))
+        assert total == wanted, (origins, rows)
+
+
+def test_factor_terms_gives_up_beyond_its_limit() -> None:
+    clauses = [Clause("some", (1 << k,) * 4) for k in range(5)]  # 2^5 rows, none cancel
+    assert factor_terms((0xFF,) * 4, clauses, limit=31) is None
+    rows = factor_terms((0xFF,) * 4, clauses, limit=32)
+    assert rows is not None and len(rows) == 32

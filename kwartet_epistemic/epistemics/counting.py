@@ -88,6 +88,7 @@ one linear form per card, see :func:`factor_terms`); True takes the factored for
 wherever it exists, False never (the tests run all three on the same positions)."""
 _FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
+_EAGER_SIZE = 1 << 16  # larger tables (many draws): ``marginals=True`` waits for first use
 _MEMO_LIMIT = 20_000
 _CACHE_LIMIT = 20_000  # entries of a few KiB each: tens of MiB at most
 
@@ -465,8 +466,10 @@ class WorldCounter:
     pooled as distributed knowledge), optionally with cards restricted to slot masks.
 
     The count is computed in the constructor (with ``marginals``, the marginals of
-    :meth:`origin_counts` in the same run); marginals and the tables for sampling are
-    otherwise computed on first use, once.  ``stable_layout`` keeps the tables' layout
+    :meth:`origin_counts` in the same run, but for ``True`` only while the tables are
+    small: with many draws the marginals cost twice the count and wait until they are
+    asked for); marginals and the tables for sampling are otherwise computed on first
+    use, once.  ``stable_layout`` keeps the tables' layout
     from changing with every event (see below): for counters rebuilt event by event
     whose samples are not drawn.
 
@@ -606,6 +609,7 @@ class WorldCounter:
             self.programme_count = 0
         elif (
             marginals
+            and (marginals is not True or math.prod(c + 1 for c in self.cap) <= _EAGER_SIZE)
             and (all_dead or not history.game_goes_on_with_dead_cards())
             and not history.stuck_twins()
         ):

@@ -139,3 +139,33 @@ def test_factor_terms_gives_up_beyond_its_limit() -> None:
     assert factor_terms((0xFF,) * 4, clauses, limit=31) is None
     rows = factor_terms((0xFF,) * 4, clauses, limit=32)
     assert rows is not None and len(rows) == 32
+
+
+@pytest.mark.parametrize("stable", [False, True])
+def test_the_order_of_dimensions_changes_no_answer(stable: bool, monkeypatch) -> None:
+    """Draws first (the engine's order) or every slot in its own order: the same count,
+    origin counts and samples, public and as a player sees it."""
+    rules = kw.RuleSet.preset("fish").replace(cards_each=3)
+    game = played_position(1, 6, 3, rules, 10)  # five draws, 64-bit counts
+    history = public_history(game)
+    assert sum(isinstance(e, kw.events.Drew) for e in game.record) >= 3
+    for which in (0, 1):
+        viewers = viewer_infos(game, which)
+        answers = []
+        for order in (counting._dimension_order, lambda slots, capacity: sorted(slots)):
+            monkeypatch.setattr(counting, "_dimension_order", order)
+            counter = WorldCounter(history, viewers, stable_layout=stable)
+            answers.append(
+                (
+                    counter.dims,
+                    counter.count,
+                    counter.origin_counts(),
+                    counter.sample_many(50, np.random.default_rng(2)),
+                )
+            )
+        (dims, count, origins, samples), (slot_dims, *rest) = answers
+        if which == 0:
+            assert dims != slot_dims  # the orders differ, the answers do not
+        assert count == rest[0]
+        assert (origins == rest[1]).all()
+        assert (samples == rest[2]).all()

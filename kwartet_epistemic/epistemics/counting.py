@@ -460,6 +460,14 @@ def _family_poly(
 _NO_FREE_CARD = "no free card"
 
 
+def _dimension_order(slots: list[int], capacity: Sequence[int]) -> list[int]:
+    """The programme's dimensions: capacity 1 (draws) first, then the others, each in
+    slot order.  The tables are row-major, so the roomier slots are contiguous and every
+    pass over a draw runs along long rows; the order changes no count, marginal or
+    sample (the tests compare it with slot order)."""
+    return sorted(slots, key=lambda s: capacity[s] > 1)
+
+
 class WorldCounter:
     """Exact counts, marginals and uniform samples of the worlds of a history, either
     public (no viewers) or as some players see them (``viewers``: their private info,
@@ -554,7 +562,7 @@ class WorldCounter:
             implied = stock if stock >= 0 and capacity[stock] > 0 else room[-1]
         else:
             implied = max(room, key=lambda s: capacity[s])
-        self.dims = [s for s in room if s != implied]
+        self.dims = _dimension_order([s for s in room if s != implied], capacity)
         dim_of = [-1] * n_slots
         room_mask = 0
         for s in room:

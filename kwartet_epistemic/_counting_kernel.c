@@ -596,35 +596,53 @@ static void make_form(Form *f, uint64_t mask, int free, const int *dim_of, int n
         }
 }
 
+#define TILE 2048 /* entries: 16 or 32 KiB of a table, to stay in cache */
+
 #define DEFINE_FACTORED(T, NAME)                                                         \
-    /* out (+)= w * form(in); transpose: the adjoint (shifts down instead of up). */    \
+    /* out (+)= w * form(in); transpose: the adjoint (shifts down instead of up).       \
+     * Tile by tile, so that each tile of out is written once while it is in cache: a   \
+     * tile is `stride[s]` entries for the innermost dimension s whose stride reaches    \
+     * TILE (the dimensions inside shift within the tile; each outer one adds, or not,  \
+     * one shifted tile of in). */                                                      \
     static void NAME##_apply(const Layout *L, const T *in, T *out, const Form *f,       \
                              int transpose, int accumulate, T w) {                      \
-        int64_t n = L->size;                                                            \
+        int64_t n = L->size, tile = n;                                                  \
+        for (int d = L->D - 1; d >= 0; d--)                                             \
+            if (L->stride[d] >= TILE) {                                                 \
+                tile = L->stride[d];                                                    \
+                break;                                                                  \
+            }                                                                           \
         T c0 = w * (T)(uint64_t)f->c0;                                                  \
-        if (!accumulate) {                                                              \
-            if (f->c0 == 0)                                                             \
-                memset(out, 0, sizeof(T) * (size_t)n);                                  \
-            else if (c0 == 1)                                                           \
-                memcpy(out, in, sizeof(T) * (size_t)n);                                 \
-            else                                                                        \
-                for (int64_t i = 0; i < n; i++) out[i] = c0 * in[i];                    \
-        } else if (f->c0) {                                                             \
-            for (int64_t i = 0; i < n; i++) out[i] += c0 * in[i];                       \
-        }                                                                               \
-        for (int k = 0; k < f->nd; k++) {                                               \
-            int d = f->dims[k];                                                         \
-            int64_t st = L->stride[d], c = L->cap[d], block = st * (c + 1);             \
-            T a = w * (T)(uint64_t)f->a[k];                                             \
-            for (int64_t base = 0; base < n; base += block)                             \
-                for (int64_t r = 0; r < c; r++) {                                       \
-                    T *o = out + base + (transpose ? r : r + 1) * st;                   \
-                    const T *s = in + base + (transpose ? r + 1 : r) * st;              \
-                    if (a == 1)                                                         \
-                        for (int64_t j = 0; j < st; j++) o[j] += s[j];                  \
-                    else                                                                \
-                        for (int64_t j = 0; j < st; j++) o[j] += a * s[j];              \
+        for (int64_t t0 = 0; t0 < n; t0 += tile) {                                      \
+            T *o = out + t0;                                                            \
+            const T *src = in + t0;                                                     \
+            if (!accumulate) {                                                          \
+                if (f->c0 == 0)                                                         \
+                    memset(o, 0, sizeof(T) * (size_t)tile);                             \
+                else                                                                    \
+                    for (int64_t j = 0; j < tile; j++) o[j] = c0 * src[j];              \
+            } else if (f->c0) {                                                         \
+                for (int64_t j = 0; j < tile; j++) o[j] += c0 * src[j];                 \
+            }                                                                           \
+            for (int k = 0; k < f->nd; k++) {                                           \
+                int d = f->dims[k];                                                     \
+                int64_t st = L->stride[d], c = L->cap[d];                               \
+                T a = w * (T)(uint64_t)f->a[k];                                         \
+                if (st >= tile) { /* the whole tile has one coordinate in d */          \
+                    int64_t x = t0 / st % (c + 1);                                      \
+                    if (transpose ? x >= c : x < 1) continue;                           \
+                    const T *s = transpose ? src + st : src - st;                       \
+                    for (int64_t j = 0; j < tile; j++) o[j] += a * s[j];                \
+                    continue;                                                           \
                 }                                                                       \
+                int64_t block = st * (c + 1);                                           \
+                for (int64_t base = 0; base < tile; base += block)                      \
+                    for (int64_t r = 0; r < c; r++) {                                   \
+                        T *oo = o + base + (transpose ? r : r + 1) * st;                \
+                        const T *s = src + base + (transpose ? r + 1 : r) * st;         \
+                        for (int64_t j = 0; j < st; j++) oo[j] += a * s[j];             \
+                    }                                                                   \
+            }                                                                           \
         }                                                                               \
     }                                                                                   \
                                                                                         \

@@ -110,7 +110,7 @@ STEPS: tuple[Step, ...] = (
             "--out", "{dir}"),
          _s("--games", "100", "--repeats", "5", "--search-games", "5", "--out", "{dir}"),
          outputs=("bench_agents_numbers.tex",)),
-    Step("bench_draw_pile", "experiments/bench_draw_pile.py", _s("--draws", "2"), _s()),
+    Step("bench_draw_pile", "experiments/bench_draw_pile.py", _s("--draws", "2"), _s("--draws", "12")),
     Step("bench_engine", "experiments/bench_engine.py",
          _s("--games", "20", "--repeats", "1", "--out", "{dir}"),
          _s("--games", "2000", "--repeats", "5", "--out", "{dir}"),

@@ -773,7 +773,178 @@ static void make_form(Form *f, uint64_t mask, int free, const int *dim_of, int n
 DEFINE_FACTORED(uint64_t, f64)
 DEFINE_FACTORED(u128, f128)
 
-/* factored(cap, dim_of, families, wanted, wide, backward_out) -> count
+/* The same products modulo a prime P < 2^62 (for counts beyond 2^127: the caller joins
+ * the residues of several primes by the Chinese remainder theorem).  Entries are
+ * residues in [0, P). */
+static inline uint64_t add_mod(uint64_t x, uint64_t y, uint64_t P) {
+    uint64_t s = x + y;
+    return s >= P ? s - P : s;
+}
+static inline uint64_t mul_mod(uint64_t x, uint64_t y, uint64_t P) {
+    return (uint64_t)((u128)x * y % P);
+}
+static inline uint64_t residue(int64_t x, uint64_t P) {
+    int64_t r = x % (int64_t)P;
+    return (uint64_t)(r < 0 ? r + (int64_t)P : r);
+}
+
+static void m_apply(const Layout *L, const uint64_t *in, uint64_t *out, const Form *f,
+                    int transpose, int accumulate, uint64_t w, uint64_t P) {
+    int64_t n = L->size, tile = n;
+    for (int d = L->D - 1; d >= 0; d--)
+        if (L->stride[d] >= TILE) {
+            tile = L->stride[d];
+            break;
+        }
+    uint64_t c0 = mul_mod(w, (uint64_t)f->c0 % P, P);
+    for (int64_t t0 = 0; t0 < n; t0 += tile) {
+        uint64_t *o = out + t0;
+        const uint64_t *src = in + t0;
+        if (!accumulate) {
+            if (c0 == 0)
+                memset(o, 0, sizeof(uint64_t) * (size_t)tile);
+            else if (c0 == 1)
+                memcpy(o, src, sizeof(uint64_t) * (size_t)tile);
+            else
+                for (int64_t j = 0; j < tile; j++) o[j] = mul_mod(c0, src[j], P);
+        } else if (c0 == 1) {
+            for (int64_t j = 0; j < tile; j++) o[j] = add_mod(o[j], src[j], P);
+        } else if (c0) {
+            for (int64_t j = 0; j < tile; j++) o[j] = add_mod(o[j], mul_mod(c0, src[j], P), P);
+        }
+        for (int k = 0; k < f->nd; k++) {
+            int d = f->dims[k];
+            int64_t st = L->stride[d], c = L->cap[d];
+            uint64_t a = mul_mod(w, (uint64_t)f->a[k] % P, P);
+            if (st >= tile) {
+                int64_t x = t0 / st % (c + 1);
+                if (transpose ? x >= c : x < 1) continue;
+                const uint64_t *s = transpose ? src + st : src - st;
+                if (a == 1)
+                    for (int64_t j = 0; j < tile; j++) o[j] = add_mod(o[j], s[j], P);
+                else
+                    for (int64_t j = 0; j < tile; j++) o[j] = add_mod(o[j], mul_mod(a, s[j], P), P);
+                continue;
+            }
+            int64_t block = st * (c + 1);
+            for (int64_t base = 0; base < tile; base += block)
+                for (int64_t r = 0; r < c; r++) {
+                    uint64_t *oo = o + base + (transpose ? r : r + 1) * st;
+                    const uint64_t *s = src + base + (transpose ? r + 1 : r) * st;
+                    for (int64_t j = 0; j < st; j++)
+                        oo[j] = add_mod(oo[j], a == 1 ? s[j] : mul_mod(a, s[j], P), P);
+                }
+        }
+    }
+}
+
+static uint64_t m_dot(const Layout *L, const uint64_t *p, const uint64_t *q, int d, uint64_t P) {
+    u128 acc = 0; /* products below 2^124: reduce every 16 terms */
+    int pending = 0;
+    uint64_t total = 0;
+#define M_ACC(x, y)                                        \
+    do {                                                   \
+        acc += (u128)(x) * (y);                            \
+        if (++pending == 16) {                             \
+            total = add_mod(total, (uint64_t)(acc % P), P); \
+            acc = 0;                                       \
+            pending = 0;                                   \
+        }                                                  \
+    } while (0)
+    if (d < 0) {
+        for (int64_t i = 0; i < L->size; i++) M_ACC(p[i], q[i]);
+    } else {
+        int64_t st = L->stride[d], c = L->cap[d], block = st * (c + 1);
+        for (int64_t base = 0; base < L->size; base += block)
+            for (int64_t r = 0; r < c; r++) {
+                const uint64_t *a = p + base + r * st, *b = q + base + (r + 1) * st;
+                for (int64_t j = 0; j < st; j++) M_ACC(a[j], b[j]);
+            }
+    }
+#undef M_ACC
+    return add_mod(total, (uint64_t)(acc % P), P);
+}
+
+static void m_terms_multiply(const Layout *L, const uint64_t *src, const Term *terms,
+                             Py_ssize_t nt, uint64_t *dst, const Box *dbox, uint64_t **buf,
+                             uint64_t P) {
+    memset(dst, 0, sizeof(uint64_t) * (size_t)L->size);
+    const uint64_t *level[4];
+    level[0] = src;
+    const Term *prev = NULL;
+    for (Py_ssize_t t = 0; t < nt; t++) {
+        const Term *term = &terms[t];
+        int k = 0;
+        if (prev)
+            while (k < 3 && term->f[k].mask == prev->f[k].mask) k++;
+        for (; k < 3; k++) {
+            if (is_identity_f64(&term->f[k])) {
+                level[k + 1] = level[k];
+            } else {
+                m_apply(L, level[k], buf[k], &term->f[k], 0, 0, 1, P);
+                level[k + 1] = buf[k];
+            }
+        }
+        m_apply(L, level[3], dst, &term->f[3], 0, 1, residue(term->coeff, P), P);
+        prev = term;
+    }
+    f64_clip(L, dst, dbox);
+}
+
+static void m_terms_marginals(const Layout *L, const uint64_t *head, const uint64_t *tail,
+                              const Term *terms, Py_ssize_t nt, int free_mask,
+                              const int *dim_of, int n_slots, uint64_t *out, uint64_t **buf,
+                              uint64_t P) {
+    int64_t n = L->size;
+    for (int i = 0; i < 4 * n_slots; i++) out[i] = 0;
+    uint64_t *rev = buf[0];
+    for (int64_t i = 0; i < n; i++) rev[i] = tail[n - 1 - i];
+    for (Py_ssize_t t = 0; t < nt; t++) {
+        const Term *term = &terms[t];
+        uint64_t w = residue(term->coeff, P);
+        int done[4] = {0, 0, 0, 0};
+        for (int r = 0; r < 4; r++) {
+            if (done[r]) continue;
+            int group[4], size = 0;
+            for (int k = r; k < 4; k++)
+                if (!done[k] && term->f[k].mask == term->f[r].mask &&
+                    (free_mask >> k & 1) == (free_mask >> r & 1)) {
+                    group[size++] = k;
+                    done[k] = 1;
+                }
+            const uint64_t *others = rev;
+            for (int k = 0; k < 4; k++) {
+                if (k == r || is_identity_f64(&term->f[k])) continue;
+                uint64_t *next = others == buf[1] ? buf[2] : buf[1];
+                m_apply(L, others, next, &term->f[k], 1, 0, 1, P);
+                others = next;
+            }
+            const Form *f = &term->f[r];
+            int free = free_mask >> r & 1;
+            uint64_t plain = 0;
+            int have_plain = 0;
+            for (int s = 0; s < n_slots; s++) {
+                if (!(f->mask >> s & 1)) continue;
+                uint64_t v;
+                if (free && dim_of[s] >= 0 && dim_of[s] < L->D) {
+                    v = m_dot(L, head, others, dim_of[s], P);
+                } else {
+                    if (!have_plain) plain = m_dot(L, head, others, -1, P);
+                    have_plain = 1;
+                    v = plain;
+                }
+                v = mul_mod(w, v, P);
+                for (int g = 0; g < size; g++)
+                    out[group[g] * n_slots + s] = add_mod(out[group[g] * n_slots + s], v, P);
+            }
+        }
+    }
+}
+
+/* factored(cap, dim_of, families, wanted, wide, backward_out[, modulus]) -> count
+ *
+ * With a modulus (a prime below 2^62), every family given by terms, narrow tables and
+ * no backward tables: the count and origin counts modulo that prime.
  *
  * As programme(), with each family either (vectors, weights) or (free, terms, vectors):
  * vectors its use vectors (for the same box bounds as programme()), free
@@ -788,9 +959,17 @@ DEFINE_FACTORED(u128, f128)
 static PyObject *factored(PyObject *self, PyObject *args) {
     PyObject *cap_obj, *dim_obj, *fam_obj, *wanted_obj, *backward_obj;
     int wide;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!pO", &PyTuple_Type, &cap_obj, &PyTuple_Type, &dim_obj,
-                          &PyList_Type, &fam_obj, &PyList_Type, &wanted_obj, &wide, &backward_obj))
+    unsigned long long modulus = 0;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!pO|K", &PyTuple_Type, &cap_obj, &PyTuple_Type, &dim_obj,
+                          &PyList_Type, &fam_obj, &PyList_Type, &wanted_obj, &wide, &backward_obj,
+                          &modulus))
         return NULL;
+    const uint64_t P = modulus;
+    if (P && (wide || backward_obj != Py_None || P < 2 || P >= ((uint64_t)1 << 62))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "modulus: a prime below 2^62, with narrow tables and no backward tables");
+        return NULL;
+    }
     Layout L;
     L.D = (int)PyTuple_GET_SIZE(cap_obj);
     if (L.D < 1 || L.D > MAXD) {
@@ -849,6 +1028,10 @@ static PyObject *factored(PyObject *self, PyObject *args) {
         if (!first || arity != (PyLong_Check(first) ? 3 : 2)) {
             PyErr_SetString(PyExc_ValueError,
                             "families: expected (vectors, weights) or (free, terms, vectors)");
+            goto done;
+        }
+        if (P && !PyLong_Check(first)) {
+            PyErr_SetString(PyExc_ValueError, "modulus: every family must be given by terms");
             goto done;
         }
         if (PyLong_Check(first)) {
@@ -938,7 +1121,15 @@ static PyObject *factored(PyObject *self, PyObject *args) {
         ((uint64_t *)TABLE(backward, n))[0] = 1;
     }
     Py_BEGIN_ALLOW_THREADS;
-    if (wide) {
+    if (P) {
+        uint64_t *buf[6] = SCRATCH(uint64_t);
+        for (Py_ssize_t f = 0; f < n; f++)
+            m_terms_multiply(&L, (uint64_t *)TABLE(forward, f), terms[f], n_terms[f],
+                             (uint64_t *)TABLE(forward, f + 1), &fbox[f + 1], buf, P);
+        for (Py_ssize_t f = n - 1; f > first_wanted; f--)
+            m_terms_multiply(&L, (uint64_t *)TABLE(backward, f + 1), terms[f], n_terms[f],
+                             (uint64_t *)TABLE(backward, f), &bbox[f], buf, P);
+    } else if (wide) {
         u128 *buf[6] = SCRATCH(u128);
         for (Py_ssize_t f = 0; f < n; f++) {
             u128 *src = (u128 *)TABLE(forward, f), *dst = (u128 *)TABLE(forward, f + 1);
@@ -979,7 +1170,11 @@ static PyObject *factored(PyObject *self, PyObject *args) {
         if (get_buffer(PyTuple_GET_ITEM(item, 2), out, 1, (wide ? 2 : 1) * width, "out") < 0)
             goto done;
         uint64_t *o = out->view.buf;
-        if (wide) {
+        if (P) {
+            uint64_t *buf[6] = SCRATCH(uint64_t);
+            m_terms_marginals(&L, (uint64_t *)TABLE(forward, pos), (uint64_t *)TABLE(backward, pos + 1),
+                              terms[pos], n_terms[pos], free_of[pos], dim_of, n_slots, o, buf, P);
+        } else if (wide) {
             u128 *r = rest;
             if (terms[pos]) {
                 u128 *buf[6] = SCRATCH(u128);
@@ -2015,7 +2210,7 @@ static PyMethodDef methods[] = {
      "programme(cap, polys, wanted, wide, backward_out) -> count: the counting programme's "
      "products, exact modulo 2^64 (or 2^128 when wide)."},
     {"factored", factored, METH_VARARGS,
-     "factored(cap, dim_of, families, wanted, wide, backward_out) -> count: programme() with "
+     "factored(cap, dim_of, families, wanted, wide, backward_out[, modulus]) -> count: programme() with "
      "families given as sums of products of one linear form per card, where that is faster."},
     {"family_table", family_table, METH_VARARGS,
      "family_table(options, clauses, free, dim_of, n_dims, n_slots) -> (vectors, weights, "

@@ -21,6 +21,7 @@ def factored(
     wanted: Sequence[tuple[int, Any | None, Any]],
     wide: bool,
     backward_out: Any | None,
+    modulus: int = 0,
 ) -> int: ...
 def family_table(
     options: tuple[int, ...],

@@ -169,3 +169,61 @@ def test_the_order_of_dimensions_changes_no_answer(stable: bool, monkeypatch) ->
         assert count == rest[0]
         assert (origins == rest[1]).all()
         assert (samples == rest[2]).all()
+
+
+def _small_primes_beyond(bound: int) -> list[int]:
+    """Primes near 2^20, as many as the bound needs: several residues to join."""
+    from sympy import prevprime
+
+    primes, product, prime = [], 1, 1 << 20
+    while product <= bound:
+        prime = int(prevprime(prime))
+        primes.append(prime)
+        product *= prime
+    return primes
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 10_000),
+    variant=st.integers(0, len(RULE_VARIANTS) - 1),
+    families=st.integers(3, 7),
+    players=st.integers(3, 5),
+    asks=st.integers(0, 25),
+    which=st.integers(0, 2),
+)
+def test_counts_beyond_the_kernel_widths_are_joined_from_residues_exactly(
+    seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
+) -> None:
+    """Counts beyond 2^127 run modulo primes and are joined by the Chinese remainder
+    theorem: here every count is made "big" and the primes are small, so that several
+    residues are joined; the answers equal the exact ones of the ordinary paths."""
+    rules = RULE_VARIANTS[variant]
+    if rules.draw_pile:
+        rules = rules.replace(cards_each=max(1, min(rules.cards_each, 4 * families // players - 1)))
+    try:
+        game = played_position(seed, families, players, rules, asks)
+    except kw.KwartetError:
+        return
+    history = public_history(game)
+    viewers = viewer_infos(game, min(which, players - 1))
+    exact = WorldCounter(history, viewers, marginals=True)
+    origins = exact.origin_counts()
+    calls = []
+    original = counting.WorldCounter._run_residues
+
+    def spy(self, wanted):
+        calls.append(len(_small_primes_beyond(self.bound)))
+        return original(self, wanted)
+
+    monkeypatch.setattr(counting, "_NARROW", 2)
+    monkeypatch.setattr(counting, "_WIDE", 2)
+    monkeypatch.setattr(counting, "_primes_beyond", _small_primes_beyond)
+    monkeypatch.setattr(counting.WorldCounter, "_run_residues", spy)
+    joined = WorldCounter(history, viewers, marginals=True)
+    assert joined.count == exact.count
+    assert (joined.origin_counts() == origins).all()
+    if exact.count > 1 << 20:
+        assert calls and max(calls) >= 2  # several residues were joined

@@ -9,7 +9,7 @@ free cards): at most 9^2 states for a player's view of a 32-card, 4-player game,
 the public worlds.  Forward and backward tables give exact marginals (location
 probabilities) and exact uniform sampling.
 
-Speed comes from three places:
+Speed comes from these places:
 
 * each family's polynomial (its origin assignments grouped by capacity use) is built
   once, vectorised, and kept in the history's memo under the family's constraint stamp,
@@ -18,6 +18,10 @@ Speed comes from three places:
   install``) that computes only the table entries that can still reach the capacities;
   without it the same programme runs in NumPy (``USE_KERNEL = False`` forces that path,
   and the tests run both);
+* with many private draws (capacity-1 dimensions, each doubling the tables) a family's
+  polynomial is multiplied in its factored form instead: a signed sum of products of
+  one linear form per card (:func:`factor_terms`, inclusion-exclusion over its
+  clauses), each form a few shifted passes over the table (see :data:`USE_FACTORED`);
 * where only location probabilities are wanted and 64-bit arithmetic is exact,
   :func:`family_probabilities` runs the whole recount (every family's table afresh, the
   programme, the wanted marginals, the correctly rounded quotients) in one kernel call:
@@ -294,13 +298,28 @@ class FamilyPoly:
     def vector_tuples(self) -> tuple[tuple[int, ...], ...]:
         return tuple(tuple(v) for v in self.vectors.tolist())
 
+    def factored_rows(self, limit: int) -> np.ndarray | None:
+        """The :func:`factor_terms` rows with up to ``limit`` rows (as int64), or None."""
+        form = self.factored
+        if form is not None:
+            return form[1]
+        key = f"_rows_{limit}"
+        if key not in self.__dict__:
+            rows = factor_terms(self._option_masks(), self._clauses, limit)
+            self.__dict__[key] = (
+                None if rows is None else np.array(rows, dtype=np.int64).reshape(-1, 5)
+            )
+        return self.__dict__[key]
+
+    def _option_masks(self) -> list[int]:
+        return [o if isinstance(o, int) else sum(1 << s for s in o) for o in self._options]
+
     @cached_property
     def factored(self) -> tuple[int, np.ndarray, int] | None:
         """The polynomial as :func:`factor_terms` rows for the kernel: ``(free mask,
         int64 rows, passes)`` with ``passes`` the number of table passes a product
         takes; None if there are too many rows."""
-        options = [o if isinstance(o, int) else sum(1 << s for s in o) for o in self._options]
-        rows = factor_terms(options, self._clauses)
+        rows = factor_terms(self._option_masks(), self._clauses)
         if rows is None:
             return None
         free = sum(1 << i for i in self._free)
@@ -458,6 +477,38 @@ def _family_poly(
 
 
 _NO_FREE_CARD = "no free card"
+
+_RESIDUE_TERM_LIMIT = 4096  # the residue path needs every family factored
+_PRIMES: list[int] = []
+
+
+def _primes_beyond(bound: int) -> list[int]:
+    """The largest primes below 2^62, as many as make a product above ``bound``."""
+    from sympy import prevprime
+
+    chosen: list[int] = []
+    product = 1
+    while product <= bound:
+        if len(chosen) == len(_PRIMES):
+            _PRIMES.append(int(prevprime(_PRIMES[-1] if _PRIMES else 1 << 62)))
+        chosen.append(_PRIMES[len(chosen)])
+        product *= chosen[-1]
+    return chosen
+
+
+def _join_residues(residues: list[int], primes: list[int]) -> int:
+    """The number in [0, product of ``primes``) with these residues (Chinese remainder
+    theorem).
+
+    >>> _join_residues([2, 3], [5, 7])
+    17
+    """
+    value, modulus = 0, 1
+    for residue, prime in zip(residues, primes, strict=True):
+        step = (residue - value) * pow(modulus, -1, prime) % prime
+        value += modulus * step
+        modulus *= prime
+    return value
 
 
 def _dimension_order(slots: list[int], capacity: Sequence[int]) -> list[int]:
@@ -786,28 +837,92 @@ class WorldCounter:
             width = "big"  # sampling reads Python integers from the tables
         if self._use_kernel(width):
             return self._run_kernel(wanted, width == "wide", keep_backward)
+        if (
+            width == "big"
+            and not keep_backward
+            and USE_KERNEL
+            and _kernel is not None
+            and USE_FACTORED is not False
+            and len(self.cap) <= _MAX_KERNEL_DIMS
+            and self.n_slots <= 62
+        ):
+            count = self._run_residues(wanted)
+            if count is not None:
+                return count
         return self._run_numpy(wanted, width, keep_backward)
+
+    def _kernel_order(
+        self, wanted: list[int]
+    ) -> tuple[list[FamilyPoly], list[int], list[tuple[FamilyPoly, FamilyPoly]]]:
+        """The tables in the order the kernel multiplies them, the positions of the wanted
+        ones there, and the (copy, representative) pairs whose marginals are the same.
+
+        Families with the same table have the same marginals (the others leave each the
+        same rest): one of each is asked for, placed last, so that the backward products
+        stop early.  The order of the product does not matter."""
+        tables = self.tables
+        copies: list[tuple[FamilyPoly, FamilyPoly]] = []
+        if not wanted:
+            return tables, wanted, copies
+        first_of: dict[bytes, FamilyPoly] = {}
+        others = []
+        for position in wanted:
+            table = tables[position]
+            representative = first_of.setdefault(table.signature, table)
+            if representative is not table:
+                copies.append((table, representative))
+                others.append(table)
+        wanted_set = set(wanted)
+        unwanted = [t for i, t in enumerate(tables) if i not in wanted_set]
+        tables = unwanted + others + list(first_of.values())
+        return tables, list(range(len(tables) - len(first_of), len(tables))), copies
+
+    def _run_residues(self, wanted: list[int]) -> int | None:
+        """The programme beyond 2^127 in the kernel: the factored products modulo primes
+        below 2^62 whose product exceeds the bound, joined by the Chinese remainder
+        theorem (every answer is at most the bound, so the joined residues are exact);
+        None where a family has no factored form."""
+        assert _kernel is not None
+        tables, wanted, copies = self._kernel_order(wanted)
+        families = []
+        for table in tables:
+            rows = table.factored_rows(_RESIDUE_TERM_LIMIT)
+            if rows is None:
+                return None
+            families.append((sum(1 << i for i in table._free), rows, table.vectors))
+        primes = _primes_beyond(self.bound)
+        width = 4 * self.n_slots
+        counts = []
+        outputs: list[list[np.ndarray]] = [[] for _ in wanted]
+        for prime in primes:
+            requests = []
+            for j, position in enumerate(wanted):
+                out = np.zeros(width, dtype=np.int64)
+                outputs[j].append(out)
+                requests.append((position, None, out))
+            counts.append(
+                _kernel.factored(self.cap, self._dim_key, families, requests, False, None, prime)
+            )
+        count = _join_residues(counts, primes)
+        if wanted:
+            origins = self._origin_array(True)
+            for position, residues in zip(wanted, outputs, strict=True):
+                columns = [r.view(np.uint64).tolist() for r in residues]
+                values = [_join_residues(list(v), primes) for v in zip(*columns, strict=True)]
+                first = tables[position].cards[0]
+                origins[first : first + 4] = np.array(values, dtype=object).reshape(4, self.n_slots)
+            for table, representative in copies:
+                first, source = table.cards[0], representative.cards[0]
+                origins[first : first + 4] = origins[source : source + 4]
+        return count
 
     def _run_kernel(self, wanted: list[int], wide: bool, keep_backward: bool) -> int:
         assert _kernel is not None
-        tables = self.tables
         copies: list[tuple[FamilyPoly, FamilyPoly]] = []
-        if wanted and not keep_backward:
-            # Families with the same table have the same marginals (the others leave
-            # each the same rest): one of each is asked for, placed last, so that the
-            # backward products stop early.  The order of the product does not matter.
-            first_of: dict[bytes, FamilyPoly] = {}
-            others = []
-            for position in wanted:
-                table = tables[position]
-                representative = first_of.setdefault(table.signature, table)
-                if representative is not table:
-                    copies.append((table, representative))
-                    others.append(table)
-            wanted_set = set(wanted)
-            unwanted = [t for i, t in enumerate(tables) if i not in wanted_set]
-            tables = unwanted + others + list(first_of.values())
-            wanted = list(range(len(tables) - len(first_of), len(tables)))
+        if keep_backward:
+            tables = self.tables
+        else:
+            tables, wanted, copies = self._kernel_order(wanted)
         polys = [(t.vectors, t.weights) for t in tables]
         requests = []
         if wanted and not wide:

@@ -221,6 +221,74 @@ static void release(Buf *b) {
     b->held = 0;
 }
 
+/* The row-major layout of the tables for the capacities in cap_obj (a tuple). */
+static int parse_layout(PyObject *cap_obj, Layout *L) {
+    L->D = (int)PyTuple_GET_SIZE(cap_obj);
+    if (L->D < 1 || L->D > MAXD) {
+        PyErr_Format(PyExc_ValueError, "cap: expected 1 to %d dimensions, got %d", MAXD, L->D);
+        return -1;
+    }
+    for (int i = 0; i < L->D; i++) {
+        L->cap[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(cap_obj, i));
+        if (L->cap[i] < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cap: negative capacity");
+            return -1;
+        }
+    }
+    L->size = 1;
+    for (int i = L->D - 1; i >= 0; i--) {
+        L->stride[i] = L->size;
+        L->size *= L->cap[i] + 1;
+        if (L->size > ((int64_t)1 << 31)) {
+            PyErr_SetString(PyExc_MemoryError, "the counting tables would be too large");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The count at the capacities (the last entry of the last forward table) as a Python int. */
+static PyObject *count_at_cap(const char *table, const Layout *L, int wide) {
+    if (!wide) return PyLong_FromUnsignedLongLong(((const uint64_t *)table)[L->size - 1]);
+    u128 count = ((const u128 *)table)[L->size - 1];
+    PyObject *low = PyLong_FromUnsignedLongLong((uint64_t)count);
+    PyObject *high = PyLong_FromUnsignedLongLong((uint64_t)(count >> 64));
+    PyObject *shift = PyLong_FromLong(64);
+    PyObject *shifted = high && shift ? PyNumber_Lshift(high, shift) : NULL;
+    PyObject *result = shifted && low ? PyNumber_Or(shifted, low) : NULL;
+    Py_XDECREF(low);
+    Py_XDECREF(high);
+    Py_XDECREF(shift);
+    Py_XDECREF(shifted);
+    return result;
+}
+
+/* A table family's four cards' origin counts into o (width items; when wide, low words
+ * then high words): sum_j rest[j] * card_slot[j], the rest of each use vector j between
+ * the forward table head and the backward table tail. */
+static void table_marginals(const Layout *L, const char *head, const Box *hbox, const char *tail,
+                            const Box *tbox, const Poly *p, const int64_t *card_slot,
+                            Py_ssize_t width, int wide, void *rest, uint64_t *o) {
+    if (wide) {
+        u128 *r = rest;
+        k128_rest(L, (const u128 *)head, hbox, (const u128 *)tail, tbox, p, r);
+        for (Py_ssize_t k = 0; k < width; k++) {
+            u128 acc = 0;
+            for (Py_ssize_t j = 0; j < p->m; j++) acc += r[j] * (u128)card_slot[j * width + k];
+            o[k] = (uint64_t)acc;
+            o[width + k] = (uint64_t)(acc >> 64);
+        }
+    } else {
+        uint64_t *r = rest;
+        k64_rest(L, (const uint64_t *)head, hbox, (const uint64_t *)tail, tbox, p, r);
+        for (Py_ssize_t k = 0; k < width; k++) {
+            uint64_t acc = 0;
+            for (Py_ssize_t j = 0; j < p->m; j++) acc += r[j] * (uint64_t)card_slot[j * width + k];
+            o[k] = acc;
+        }
+    }
+}
+
 /* programme(cap, polys, wanted, wide, backward_out) -> count
  *
  * cap: tuple of D >= 1 capacities.  polys: list of (vectors, weights) int64 buffers.
@@ -238,27 +306,7 @@ static PyObject *programme(PyObject *self, PyObject *args) {
                           &PyList_Type, &wanted_obj, &wide, &backward_obj))
         return NULL;
     Layout L;
-    L.D = (int)PyTuple_GET_SIZE(cap_obj);
-    if (L.D < 1 || L.D > MAXD) {
-        PyErr_Format(PyExc_ValueError, "cap: expected 1 to %d dimensions, got %d", MAXD, L.D);
-        return NULL;
-    }
-    for (int i = 0; i < L.D; i++) {
-        L.cap[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(cap_obj, i));
-        if (L.cap[i] < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cap: negative capacity");
-            return NULL;
-        }
-    }
-    L.size = 1;
-    for (int i = L.D - 1; i >= 0; i--) {
-        L.stride[i] = L.size;
-        L.size *= L.cap[i] + 1;
-        if (L.size > ((int64_t)1 << 31)) {
-            PyErr_SetString(PyExc_MemoryError, "the counting tables would be too large");
-            return NULL;
-        }
-    }
+    if (parse_layout(cap_obj, &L) < 0) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(polys_obj);
     Py_ssize_t n_wanted = PyList_GET_SIZE(wanted_obj);
     size_t elem = wide ? sizeof(u128) : sizeof(uint64_t);
@@ -364,46 +412,12 @@ static PyObject *programme(PyObject *self, PyObject *args) {
         Py_ssize_t width = cs->view.len / 8 / (polys[pos].m ? polys[pos].m : 1);
         if (get_buffer(PyTuple_GET_ITEM(item, 2), out, 1, (wide ? 2 : 1) * width, "out") < 0)
             goto done;
-        const int64_t *card_slot = cs->view.buf;
-        uint64_t *o = out->view.buf;
-        if (wide) {
-            u128 *r = rest;
-            k128_rest(&L, (u128 *)TABLE(forward, pos), &fbox[pos], (u128 *)TABLE(backward, pos + 1),
-                      &bbox[pos + 1], &polys[pos], r);
-            for (Py_ssize_t k = 0; k < width; k++) {
-                u128 acc = 0;
-                for (Py_ssize_t j = 0; j < polys[pos].m; j++)
-                    acc += r[j] * (u128)card_slot[j * width + k];
-                o[k] = (uint64_t)acc;
-                o[width + k] = (uint64_t)(acc >> 64);
-            }
-        } else {
-            uint64_t *r = rest;
-            k64_rest(&L, (uint64_t *)TABLE(forward, pos), &fbox[pos],
-                     (uint64_t *)TABLE(backward, pos + 1), &bbox[pos + 1], &polys[pos], r);
-            for (Py_ssize_t k = 0; k < width; k++) {
-                uint64_t acc = 0;
-                for (Py_ssize_t j = 0; j < polys[pos].m; j++)
-                    acc += r[j] * (uint64_t)card_slot[j * width + k];
-                o[k] = acc;
-            }
-        }
+        table_marginals(&L, TABLE(forward, pos), &fbox[pos], TABLE(backward, pos + 1),
+                        &bbox[pos + 1], &polys[pos], cs->view.buf, width, wide, rest,
+                        out->view.buf);
     }
     if (keep_backward) memcpy(back_buf.view.buf, backward, elem * (size_t)L.size * ((size_t)n + 1));
-    if (wide) {
-        u128 count = ((u128 *)TABLE(forward, n))[L.size - 1];
-        PyObject *low = PyLong_FromUnsignedLongLong((uint64_t)count);
-        PyObject *high = PyLong_FromUnsignedLongLong((uint64_t)(count >> 64));
-        PyObject *shift = PyLong_FromLong(64);
-        PyObject *shifted = high && shift ? PyNumber_Lshift(high, shift) : NULL;
-        result = shifted && low ? PyNumber_Or(shifted, low) : NULL;
-        Py_XDECREF(low);
-        Py_XDECREF(high);
-        Py_XDECREF(shift);
-        Py_XDECREF(shifted);
-    } else {
-        result = PyLong_FromUnsignedLongLong(((uint64_t *)TABLE(forward, n))[L.size - 1]);
-    }
+    result = count_at_cap(TABLE(forward, n), &L, wide);
 #undef TABLE
 done:
     if (bufs)
@@ -971,27 +985,7 @@ static PyObject *factored(PyObject *self, PyObject *args) {
         return NULL;
     }
     Layout L;
-    L.D = (int)PyTuple_GET_SIZE(cap_obj);
-    if (L.D < 1 || L.D > MAXD) {
-        PyErr_Format(PyExc_ValueError, "cap: expected 1 to %d dimensions, got %d", MAXD, L.D);
-        return NULL;
-    }
-    for (int i = 0; i < L.D; i++) {
-        L.cap[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(cap_obj, i));
-        if (L.cap[i] < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "cap: negative capacity");
-            return NULL;
-        }
-    }
-    L.size = 1;
-    for (int i = L.D - 1; i >= 0; i--) {
-        L.stride[i] = L.size;
-        L.size *= L.cap[i] + 1;
-        if (L.size > ((int64_t)1 << 31)) {
-            PyErr_SetString(PyExc_MemoryError, "the counting tables would be too large");
-            return NULL;
-        }
-    }
+    if (parse_layout(cap_obj, &L) < 0) return NULL;
     int n_slots = (int)PyTuple_GET_SIZE(dim_obj);
     if (n_slots < 1 || n_slots > 62) {
         PyErr_SetString(PyExc_ValueError, "dim_of: expected 1 to 62 slots");
@@ -1185,15 +1179,8 @@ static PyObject *factored(PyObject *self, PyObject *args) {
                     o[width + k] = (uint64_t)(r[k] >> 64);
                 }
             } else {
-                k128_rest(&L, (u128 *)TABLE(forward, pos), &fbox[pos],
-                          (u128 *)TABLE(backward, pos + 1), &bbox[pos + 1], &polys[pos], r);
-                for (Py_ssize_t k = 0; k < width; k++) {
-                    u128 acc = 0;
-                    for (Py_ssize_t j = 0; j < polys[pos].m; j++)
-                        acc += r[j] * (u128)card_slot[j * width + k];
-                    o[k] = (uint64_t)acc;
-                    o[width + k] = (uint64_t)(acc >> 64);
-                }
+                table_marginals(&L, TABLE(forward, pos), &fbox[pos], TABLE(backward, pos + 1),
+                                &bbox[pos + 1], &polys[pos], card_slot, width, 1, rest, o);
             }
         } else {
             uint64_t *r = rest;
@@ -1204,32 +1191,13 @@ static PyObject *factored(PyObject *self, PyObject *args) {
                                     free_of[pos], dim_of, n_slots, r, buf);
                 for (Py_ssize_t k = 0; k < width; k++) o[k] = r[k];
             } else {
-                k64_rest(&L, (uint64_t *)TABLE(forward, pos), &fbox[pos],
-                         (uint64_t *)TABLE(backward, pos + 1), &bbox[pos + 1], &polys[pos], r);
-                for (Py_ssize_t k = 0; k < width; k++) {
-                    uint64_t acc = 0;
-                    for (Py_ssize_t j = 0; j < polys[pos].m; j++)
-                        acc += r[j] * (uint64_t)card_slot[j * width + k];
-                    o[k] = acc;
-                }
+                table_marginals(&L, TABLE(forward, pos), &fbox[pos], TABLE(backward, pos + 1),
+                                &bbox[pos + 1], &polys[pos], card_slot, width, 0, rest, o);
             }
         }
     }
     if (keep_backward) memcpy(back_buf.view.buf, backward, elem * (size_t)L.size * ((size_t)n + 1));
-    if (wide) {
-        u128 count = ((u128 *)TABLE(forward, n))[L.size - 1];
-        PyObject *low = PyLong_FromUnsignedLongLong((uint64_t)count);
-        PyObject *high = PyLong_FromUnsignedLongLong((uint64_t)(count >> 64));
-        PyObject *shift = PyLong_FromLong(64);
-        PyObject *shifted = high && shift ? PyNumber_Lshift(high, shift) : NULL;
-        result = shifted && low ? PyNumber_Or(shifted, low) : NULL;
-        Py_XDECREF(low);
-        Py_XDECREF(high);
-        Py_XDECREF(shift);
-        Py_XDECREF(shifted);
-    } else {
-        result = PyLong_FromUnsignedLongLong(((uint64_t *)TABLE(forward, n))[L.size - 1]);
-    }
+    result = count_at_cap(TABLE(forward, n), &L, wide);
 #undef SCRATCH
 #undef TABLE
 done:

@@ -299,138 +299,18 @@ static void table_marginals(const Layout *L, const char *head, const Box *hbox, 
  * the backward tables (narrow only; table i counts the ways of families i.. to use
  * exactly a vector, read at capacities still to fill).
  */
+static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *fam_obj,
+                               PyObject *wanted_obj, int wide, PyObject *backward_obj,
+                               uint64_t P);
+
 static PyObject *programme(PyObject *self, PyObject *args) {
+    /* factored() with use-vector tables only: the same products on the same boxes. */
     PyObject *cap_obj, *polys_obj, *wanted_obj, *backward_obj;
     int wide;
     if (!PyArg_ParseTuple(args, "O!O!O!pO", &PyTuple_Type, &cap_obj, &PyList_Type, &polys_obj,
                           &PyList_Type, &wanted_obj, &wide, &backward_obj))
         return NULL;
-    Layout L;
-    if (parse_layout(cap_obj, &L) < 0) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(polys_obj);
-    Py_ssize_t n_wanted = PyList_GET_SIZE(wanted_obj);
-    size_t elem = wide ? sizeof(u128) : sizeof(uint64_t);
-    Poly *polys = calloc((size_t)n + 1, sizeof(Poly));
-    Buf *bufs = calloc(2 * (size_t)n + 2 * (size_t)n_wanted + 2, sizeof(Buf));
-    Box *fbox = calloc((size_t)n + 1, sizeof(Box));
-    Box *bbox = calloc((size_t)n + 1, sizeof(Box));
-    char *forward = NULL, *backward = NULL;
-    PyObject *result = NULL;
-    Buf back_buf = {.held = 0};
-    void *rest = NULL;
-    if (!polys || !bufs || !fbox || !bbox) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t f = 0; f < n; f++) {
-        PyObject *item = PyList_GET_ITEM(polys_obj, f);
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
-            PyErr_SetString(PyExc_ValueError, "polys: expected (vectors, weights) pairs");
-            goto done;
-        }
-        if (get_buffer(PyTuple_GET_ITEM(item, 1), &bufs[2 * f + 1], 0, 0, "weights") < 0)
-            goto done;
-        Py_ssize_t m = bufs[2 * f + 1].view.len / 8;
-        if (get_buffer(PyTuple_GET_ITEM(item, 0), &bufs[2 * f], 0, m * L.D, "vectors") < 0)
-            goto done;
-        polys[f].m = m;
-        polys[f].vectors = bufs[2 * f].view.buf;
-        polys[f].weights = bufs[2 * f + 1].view.buf;
-        poly_bounds(&L, &polys[f]);
-    }
-    set_boxes(&L, polys, n, fbox, bbox);
-    Py_ssize_t first_wanted = n;
-    for (Py_ssize_t w = 0; w < n_wanted; w++) {
-        PyObject *item = PyList_GET_ITEM(wanted_obj, w);
-        Py_ssize_t pos = PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 3
-                             ? PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0))
-                             : -1;
-        if (pos < 0 || pos >= n) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "wanted: expected (position, card_slot, out)");
-            goto done;
-        }
-        if (pos < first_wanted) first_wanted = pos;
-    }
-    int keep_backward = backward_obj != Py_None;
-    if (keep_backward) {
-        if (wide) {
-            PyErr_SetString(PyExc_ValueError, "backward tables are kept for narrow counts only");
-            goto done;
-        }
-        if (get_buffer(backward_obj, &back_buf, 1, (n + 1) * L.size, "backward_out") < 0)
-            goto done;
-        first_wanted = 0;
-    }
-    forward = malloc(elem * (size_t)L.size * ((size_t)n + 1));
-    backward = malloc(elem * (size_t)L.size * ((size_t)n + 1));
-    if (!forward || !backward) {
-        PyErr_NoMemory();
-        goto done;
-    }
-#define TABLE(base, i) ((base) + elem * (size_t)L.size * (size_t)(i))
-    Py_ssize_t max_m = 1;
-    for (Py_ssize_t f = 0; f < n; f++) max_m = polys[f].m > max_m ? polys[f].m : max_m;
-    rest = malloc(elem * (size_t)max_m);
-    if (!rest) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    memset(TABLE(forward, 0), 0, elem * (size_t)L.size);
-    memset(TABLE(backward, n), 0, elem * (size_t)L.size);
-    if (wide) {
-        ((u128 *)TABLE(forward, 0))[0] = 1;
-        ((u128 *)TABLE(backward, n))[0] = 1;
-    } else {
-        ((uint64_t *)TABLE(forward, 0))[0] = 1;
-        ((uint64_t *)TABLE(backward, n))[0] = 1;
-    }
-    Py_BEGIN_ALLOW_THREADS;
-    for (Py_ssize_t f = 0; f < n; f++) {
-        if (wide)
-            k128_multiply(&L, (u128 *)TABLE(forward, f), &fbox[f], &polys[f],
-                          (u128 *)TABLE(forward, f + 1), &fbox[f + 1]);
-        else
-            k64_multiply(&L, (uint64_t *)TABLE(forward, f), &fbox[f], &polys[f],
-                         (uint64_t *)TABLE(forward, f + 1), &fbox[f + 1]);
-    }
-    for (Py_ssize_t f = n - 1; f > first_wanted || (keep_backward && f >= 0); f--) {
-        if (wide)
-            k128_multiply(&L, (u128 *)TABLE(backward, f + 1), &bbox[f + 1], &polys[f],
-                          (u128 *)TABLE(backward, f), &bbox[f]);
-        else
-            k64_multiply(&L, (uint64_t *)TABLE(backward, f + 1), &bbox[f + 1], &polys[f],
-                         (uint64_t *)TABLE(backward, f), &bbox[f]);
-    }
-    Py_END_ALLOW_THREADS;
-    for (Py_ssize_t w = 0; w < n_wanted; w++) {
-        PyObject *item = PyList_GET_ITEM(wanted_obj, w);
-        Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
-        Buf *cs = &bufs[2 * n + 2 * w], *out = &bufs[2 * n + 2 * w + 1];
-        if (get_buffer(PyTuple_GET_ITEM(item, 1), cs, 0, polys[pos].m, "card_slot") < 0)
-            goto done;
-        Py_ssize_t width = cs->view.len / 8 / (polys[pos].m ? polys[pos].m : 1);
-        if (get_buffer(PyTuple_GET_ITEM(item, 2), out, 1, (wide ? 2 : 1) * width, "out") < 0)
-            goto done;
-        table_marginals(&L, TABLE(forward, pos), &fbox[pos], TABLE(backward, pos + 1),
-                        &bbox[pos + 1], &polys[pos], cs->view.buf, width, wide, rest,
-                        out->view.buf);
-    }
-    if (keep_backward) memcpy(back_buf.view.buf, backward, elem * (size_t)L.size * ((size_t)n + 1));
-    result = count_at_cap(TABLE(forward, n), &L, wide);
-#undef TABLE
-done:
-    if (bufs)
-        for (Py_ssize_t i = 0; i < 2 * n + 2 * n_wanted + 2; i++) release(&bufs[i]);
-    release(&back_buf);
-    free(polys);
-    free(bufs);
-    free(fbox);
-    free(bbox);
-    free(forward);
-    free(backward);
-    free(rest);
-    return result;
+    return run_programme(cap_obj, NULL, polys_obj, wanted_obj, wide, backward_obj, 0);
 }
 
 
@@ -978,7 +858,14 @@ static PyObject *factored(PyObject *self, PyObject *args) {
                           &PyList_Type, &fam_obj, &PyList_Type, &wanted_obj, &wide, &backward_obj,
                           &modulus))
         return NULL;
-    const uint64_t P = modulus;
+    return run_programme(cap_obj, dim_obj, fam_obj, wanted_obj, wide, backward_obj, modulus);
+}
+
+/* The programme behind programme() and factored(); dim_obj NULL: no slots (every family
+ * a use-vector table). */
+static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *fam_obj,
+                               PyObject *wanted_obj, int wide, PyObject *backward_obj,
+                               uint64_t P) {
     if (P && (wide || backward_obj != Py_None || P < 2 || P >= ((uint64_t)1 << 62))) {
         PyErr_SetString(PyExc_ValueError,
                         "modulus: a prime below 2^62, with narrow tables and no backward tables");
@@ -986,13 +873,14 @@ static PyObject *factored(PyObject *self, PyObject *args) {
     }
     Layout L;
     if (parse_layout(cap_obj, &L) < 0) return NULL;
-    int n_slots = (int)PyTuple_GET_SIZE(dim_obj);
+    int n_slots = dim_obj ? (int)PyTuple_GET_SIZE(dim_obj) : 1;
     if (n_slots < 1 || n_slots > 62) {
         PyErr_SetString(PyExc_ValueError, "dim_of: expected 1 to 62 slots");
         return NULL;
     }
     int dim_of[64];
-    for (int s = 0; s < n_slots; s++) {
+    dim_of[0] = -1;
+    for (int s = 0; dim_obj && s < n_slots; s++) {
         dim_of[s] = (int)PyLong_AsLong(PyTuple_GET_ITEM(dim_obj, s));
         if (dim_of[s] >= L.D) dim_of[s] = -1;
     }
@@ -1026,6 +914,10 @@ static PyObject *factored(PyObject *self, PyObject *args) {
         }
         if (P && !PyLong_Check(first)) {
             PyErr_SetString(PyExc_ValueError, "modulus: every family must be given by terms");
+            goto done;
+        }
+        if (PyLong_Check(first) && !dim_obj) {
+            PyErr_SetString(PyExc_ValueError, "polys: expected (vectors, weights) pairs");
             goto done;
         }
         if (PyLong_Check(first)) {
@@ -1093,7 +985,9 @@ static PyObject *factored(PyObject *self, PyObject *args) {
     }
     forward = malloc(elem * (size_t)L.size * ((size_t)n + 1));
     backward = malloc(elem * (size_t)L.size * ((size_t)n + 1));
-    scratch = malloc(elem * (size_t)L.size * 6);
+    int any_terms = 0;
+    for (Py_ssize_t f = 0; f < n; f++) any_terms |= terms[f] != NULL;
+    scratch = any_terms ? malloc(elem * (size_t)L.size * 6) : malloc(1);
     Py_ssize_t max_m = 1;
     for (Py_ssize_t f = 0; f < n; f++) max_m = polys[f].m > max_m ? polys[f].m : max_m;
     if (max_m < 4 * n_slots) max_m = 4 * n_slots;

@@ -221,6 +221,7 @@ def test_counts_beyond_the_kernel_widths_are_joined_from_residues_exactly(
         calls.append(len(_small_primes_beyond(self.bound)))
         return original(self, wanted)
 
+    monkeypatch.setattr(counting, "USE_FACTORED", True)  # (by default: with draws only)
     monkeypatch.setattr(counting, "_NARROW", 2)
     monkeypatch.setattr(counting, "_WIDE", 2)
     monkeypatch.setattr(counting, "_primes_beyond", _small_primes_beyond)

@@ -92,7 +92,7 @@ one linear form per card, see :func:`factor_terms`); True takes the factored for
 wherever it exists, False never (the tests run all three on the same positions)."""
 _FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
-_EAGER_SIZE = 1 << 16  # larger tables (many draws): ``marginals=True`` waits for first use
+_EAGER_SIZE = 1 << 16  # larger tables with draws: ``marginals=True`` waits for first use
 _MEMO_LIMIT = 20_000
 _CACHE_LIMIT = 20_000  # entries of a few KiB each: tens of MiB at most
 
@@ -526,8 +526,8 @@ class WorldCounter:
 
     The count is computed in the constructor (with ``marginals``, the marginals of
     :meth:`origin_counts` in the same run, but for ``True`` only while the tables are
-    small: with many draws the marginals cost twice the count and wait until they are
-    asked for); marginals and the tables for sampling are otherwise computed on first
+    small or have no draws: with many draws the marginals cost twice the count and wait
+    until they are asked for); marginals and the tables for sampling are otherwise computed on first
     use, once.  ``stable_layout`` keeps the tables' layout
     from changing with every event (see below): for counters rebuilt event by event
     whose samples are not drawn.
@@ -668,7 +668,11 @@ class WorldCounter:
             self.programme_count = 0
         elif (
             marginals
-            and (marginals is not True or math.prod(c + 1 for c in self.cap) <= _EAGER_SIZE)
+            and (
+                marginals is not True
+                or not self._many_draws()
+                or math.prod(c + 1 for c in self.cap) <= _EAGER_SIZE
+            )
             and (all_dead or not history.game_goes_on_with_dead_cards())
             and not history.stuck_twins()
         ):
@@ -843,6 +847,7 @@ class WorldCounter:
             and USE_KERNEL
             and _kernel is not None
             and USE_FACTORED is not False
+            and (USE_FACTORED or self._many_draws())
             and len(self.cap) <= _MAX_KERNEL_DIMS
             and self.n_slots <= 62
         ):
@@ -972,6 +977,13 @@ class WorldCounter:
             origins[first : first + 4] = origins[source : source + 4]
         return int(count)
 
+    def _many_draws(self) -> bool:
+        """Whether the tables have two or more dimensions of capacity 1 (unseen draws):
+        there the use-vector products run in rows of two entries, and the factored form
+        and deferred marginals pay; elsewhere the boxes of the use-vector products prune
+        more than dense passes save."""
+        return sum(1 for c in self.cap if c == 1) >= 2
+
     def _factored_plan(
         self, tables: list[FamilyPoly]
     ) -> list[tuple[int, np.ndarray, np.ndarray] | None] | None:
@@ -980,7 +992,7 @@ class WorldCounter:
         if USE_FACTORED is False:
             return None
         size = math.prod(c + 1 for c in self.cap)
-        if USE_FACTORED is None and size < _FACTOR_MIN_SIZE:
+        if USE_FACTORED is None and (size < _FACTOR_MIN_SIZE or not self._many_draws()):
             return None
         plan: list[tuple[int, np.ndarray, np.ndarray] | None] = []
         for table in tables:

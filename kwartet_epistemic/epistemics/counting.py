@@ -527,10 +527,10 @@ class WorldCounter:
     The count is computed in the constructor (with ``marginals``, the marginals of
     :meth:`origin_counts` in the same run, but for ``True`` only while the tables are
     small or have no draws: with many draws the marginals cost twice the count and wait
-    until they are asked for); marginals and the tables for sampling are otherwise computed on first
-    use, once.  ``stable_layout`` keeps the tables' layout
-    from changing with every event (see below): for counters rebuilt event by event
-    whose samples are not drawn.
+    until they are asked for); marginals and the tables for sampling are otherwise
+    computed on first use, once.  ``stable_layout`` keeps the tables' layout from
+    changing with every event (see below): for counters rebuilt event by event whose
+    samples are not drawn.
 
     >>> import kwartet_epistemic as kw
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)

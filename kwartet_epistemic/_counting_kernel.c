@@ -492,180 +492,7 @@ static void make_form(Form *f, uint64_t mask, int free, const int *dim_of, int n
 
 #define TILE 2048 /* entries: 16 or 32 KiB of a table, to stay in cache */
 
-#define DEFINE_FACTORED(T, NAME)                                                         \
-    /* out (+)= w * form(in); transpose: the adjoint (shifts down instead of up).       \
-     * Tile by tile, so that each tile of out is written once while it is in cache: a   \
-     * tile is `stride[s]` entries for the innermost dimension s whose stride reaches    \
-     * TILE (the dimensions inside shift within the tile; each outer one adds, or not,  \
-     * one shifted tile of in). */                                                      \
-    static void NAME##_apply(const Layout *L, const T *in, T *out, const Form *f,       \
-                             int transpose, int accumulate, T w) {                      \
-        int64_t n = L->size, tile = n;                                                  \
-        for (int d = L->D - 1; d >= 0; d--)                                             \
-            if (L->stride[d] >= TILE) {                                                 \
-                tile = L->stride[d];                                                    \
-                break;                                                                  \
-            }                                                                           \
-        T c0 = w * (T)(uint64_t)f->c0;                                                  \
-        for (int64_t t0 = 0; t0 < n; t0 += tile) {                                      \
-            T *o = out + t0;                                                            \
-            const T *src = in + t0;                                                     \
-            if (!accumulate) {                                                          \
-                if (f->c0 == 0)                                                         \
-                    memset(o, 0, sizeof(T) * (size_t)tile);                             \
-                else                                                                    \
-                    for (int64_t j = 0; j < tile; j++) o[j] = c0 * src[j];              \
-            } else if (f->c0) {                                                         \
-                for (int64_t j = 0; j < tile; j++) o[j] += c0 * src[j];                 \
-            }                                                                           \
-            for (int k = 0; k < f->nd; k++) {                                           \
-                int d = f->dims[k];                                                     \
-                int64_t st = L->stride[d], c = L->cap[d];                               \
-                T a = w * (T)(uint64_t)f->a[k];                                         \
-                if (st >= tile) { /* the whole tile has one coordinate in d */          \
-                    int64_t x = t0 / st % (c + 1);                                      \
-                    if (transpose ? x >= c : x < 1) continue;                           \
-                    const T *s = transpose ? src + st : src - st;                       \
-                    for (int64_t j = 0; j < tile; j++) o[j] += a * s[j];                \
-                    continue;                                                           \
-                }                                                                       \
-                int64_t block = st * (c + 1);                                           \
-                for (int64_t base = 0; base < tile; base += block)                      \
-                    for (int64_t r = 0; r < c; r++) {                                   \
-                        T *oo = o + base + (transpose ? r : r + 1) * st;                \
-                        const T *s = src + base + (transpose ? r + 1 : r) * st;         \
-                        for (int64_t j = 0; j < st; j++) oo[j] += a * s[j];             \
-                    }                                                                   \
-            }                                                                           \
-        }                                                                               \
-    }                                                                                   \
-                                                                                        \
-    /* sum_x p[x] q[x + e_d] (d < 0: sum_x p[x] q[x]) */                                \
-    static T NAME##_dot(const Layout *L, const T *p, const T *q, int d) {               \
-        T acc = 0;                                                                      \
-        if (d < 0) {                                                                    \
-            for (int64_t i = 0; i < L->size; i++) acc += p[i] * q[i];                   \
-            return acc;                                                                 \
-        }                                                                               \
-        int64_t st = L->stride[d], c = L->cap[d], block = st * (c + 1);                 \
-        for (int64_t base = 0; base < L->size; base += block)                           \
-            for (int64_t r = 0; r < c; r++) {                                           \
-                const T *a = p + base + r * st, *b = q + base + (r + 1) * st;           \
-                for (int64_t j = 0; j < st; j++) acc += a[j] * b[j];                    \
-            }                                                                           \
-        return acc;                                                                     \
-    }                                                                                   \
-                                                                                        \
-    /* Clear the entries outside the box (as programme() never writes them). */        \
-    static void NAME##_clip(const Layout *L, T *t, const Box *b) {                      \
-        if (b->empty) {                                                                 \
-            memset(t, 0, sizeof(T) * (size_t)L->size);                                  \
-            return;                                                                     \
-        }                                                                               \
-        int D = L->D, bad = 0;                                                          \
-        int64_t x[MAXD], sum = 0;                                                       \
-        for (int i = 0; i < D; i++) {                                                   \
-            x[i] = 0;                                                                   \
-            if (b->lo[i] > 0 || b->hi[i] < 0) bad++;                                    \
-        }                                                                               \
-        for (int64_t k = 0; k < L->size; k++) {                                         \
-            if (bad || sum < b->slo || sum > b->shi) t[k] = 0;                          \
-            for (int i = D - 1; i >= 0; i--) {                                          \
-                int was = x[i] < b->lo[i] || x[i] > b->hi[i];                           \
-                if (x[i] < L->cap[i]) {                                                 \
-                    x[i]++;                                                             \
-                    sum++;                                                              \
-                    bad += (x[i] < b->lo[i] || x[i] > b->hi[i]) - was;                  \
-                    break;                                                              \
-                }                                                                       \
-                sum -= x[i];                                                            \
-                x[i] = 0;                                                               \
-                bad += (b->lo[i] > 0 || b->hi[i] < 0) - was;                            \
-            }                                                                           \
-        }                                                                               \
-    }                                                                                   \
-                                                                                        \
-    static int is_identity_##NAME(const Form *f) { return f->c0 == 1 && f->nd == 0; }   \
-                                                                                        \
-    /* dst = src times the sum of the terms, clipped to dbox; buf: 3 tables. */         \
-    static void NAME##_terms_multiply(const Layout *L, const T *src, const Term *terms,  \
-                                      Py_ssize_t nt, T *dst, const Box *dbox, T **buf) { \
-        memset(dst, 0, sizeof(T) * (size_t)L->size);                                    \
-        const T *level[4];                                                              \
-        level[0] = src;                                                                 \
-        const Term *prev = NULL;                                                        \
-        for (Py_ssize_t t = 0; t < nt; t++) {                                           \
-            const Term *term = &terms[t];                                               \
-            int k = 0;                                                                  \
-            if (prev)                                                                   \
-                while (k < 3 && term->f[k].mask == prev->f[k].mask) k++;                \
-            for (; k < 3; k++) {                                                        \
-                if (is_identity_##NAME(&term->f[k])) {                                  \
-                    level[k + 1] = level[k];                                            \
-                } else {                                                                \
-                    NAME##_apply(L, level[k], buf[k], &term->f[k], 0, 0, 1);            \
-                    level[k + 1] = buf[k];                                              \
-                }                                                                       \
-            }                                                                           \
-            NAME##_apply(L, level[3], dst, &term->f[3], 0, 1, (T)term->coeff); \
-            prev = term;                                                                \
-        }                                                                               \
-        NAME##_clip(L, dst, dbox);                                                      \
-    }                                                                                   \
-                                                                                        \
-    /* out[k * n_slots + s] = the ways with card k of the family at slot s, given the  \
-     * tables before (head) and after (tail) it; buf: 4 tables.  The forms commute, so  \
-     * card k's ways are <head shifted by s, the other cards' adjoint forms applied to  \
-     * the reversed tail>, the same for cards with the same form. */                    \
-    static void NAME##_terms_marginals(const Layout *L, const T *head, const T *tail,   \
-                                       const Term *terms, Py_ssize_t nt, int free_mask, \
-                                       const int *dim_of, int n_slots, T *out, T **buf) { \
-        int64_t n = L->size;                                                            \
-        for (int i = 0; i < 4 * n_slots; i++) out[i] = 0;                               \
-        T *rev = buf[0];                                                                \
-        for (int64_t i = 0; i < n; i++) rev[i] = tail[n - 1 - i];                       \
-        for (Py_ssize_t t = 0; t < nt; t++) {                                           \
-            const Term *term = &terms[t];                                               \
-            T w = (T)term->coeff;                                                       \
-            int done[4] = {0, 0, 0, 0};                                                 \
-            for (int r = 0; r < 4; r++) {                                               \
-                if (done[r]) continue;                                                  \
-                int group[4], size = 0;                                                 \
-                for (int k = r; k < 4; k++)                                             \
-                    if (!done[k] && term->f[k].mask == term->f[r].mask &&               \
-                        (free_mask >> k & 1) == (free_mask >> r & 1)) {                 \
-                        group[size++] = k;                                              \
-                        done[k] = 1;                                                    \
-                    }                                                                   \
-                const T *others = rev;                                                  \
-                for (int k = 0; k < 4; k++) {                                           \
-                    if (k == r || is_identity_##NAME(&term->f[k])) continue;            \
-                    T *next = others == buf[1] ? buf[2] : buf[1];                       \
-                    NAME##_apply(L, others, next, &term->f[k], 1, 0, 1);                \
-                    others = next;                                                      \
-                }                                                                       \
-                const Form *f = &term->f[r];                                            \
-                int free = free_mask >> r & 1;                                          \
-                T plain = 0;                                                            \
-                int have_plain = 0;                                                     \
-                for (int s = 0; s < n_slots; s++) {                                     \
-                    if (!(f->mask >> s & 1)) continue;                                  \
-                    T v;                                                                \
-                    if (free && dim_of[s] >= 0 && dim_of[s] < L->D) {                   \
-                        v = NAME##_dot(L, head, others, dim_of[s]);                     \
-                    } else {                                                            \
-                        if (!have_plain) plain = NAME##_dot(L, head, others, -1);       \
-                        have_plain = 1;                                                 \
-                        v = plain;                                                      \
-                    }                                                                   \
-                    for (int g = 0; g < size; g++) out[group[g] * n_slots + s] += w * v; \
-                }                                                                       \
-            }                                                                           \
-        }                                                                               \
-    }
-
-DEFINE_FACTORED(uint64_t, f64)
-DEFINE_FACTORED(u128, f128)
+static int is_identity(const Form *f) { return f->c0 == 1 && f->nd == 0; }
 
 /* The same products modulo a prime P < 2^62 (for counts beyond 2^127: the caller joins
  * the residues of several primes by the Chinese remainder theorem).  Entries are
@@ -682,158 +509,229 @@ static inline uint64_t residue(int64_t x, uint64_t P) {
     return (uint64_t)(r < 0 ? r + (int64_t)P : r);
 }
 
-static void m_apply(const Layout *L, const uint64_t *in, uint64_t *out, const Form *f,
-                    int transpose, int accumulate, uint64_t w, uint64_t P) {
-    int64_t n = L->size, tile = n;
-    for (int d = L->D - 1; d >= 0; d--)
-        if (L->stride[d] >= TILE) {
-            tile = L->stride[d];
-            break;
-        }
-    uint64_t c0 = mul_mod(w, (uint64_t)f->c0 % P, P);
-    for (int64_t t0 = 0; t0 < n; t0 += tile) {
-        uint64_t *o = out + t0;
-        const uint64_t *src = in + t0;
-        if (!accumulate) {
-            if (c0 == 0)
-                memset(o, 0, sizeof(uint64_t) * (size_t)tile);
-            else if (c0 == 1)
-                memcpy(o, src, sizeof(uint64_t) * (size_t)tile);
-            else
-                for (int64_t j = 0; j < tile; j++) o[j] = mul_mod(c0, src[j], P);
-        } else if (c0 == 1) {
-            for (int64_t j = 0; j < tile; j++) o[j] = add_mod(o[j], src[j], P);
-        } else if (c0) {
-            for (int64_t j = 0; j < tile; j++) o[j] = add_mod(o[j], mul_mod(c0, src[j], P), P);
-        }
-        for (int k = 0; k < f->nd; k++) {
-            int d = f->dims[k];
-            int64_t st = L->stride[d], c = L->cap[d];
-            uint64_t a = mul_mod(w, (uint64_t)f->a[k] % P, P);
-            if (st >= tile) {
-                int64_t x = t0 / st % (c + 1);
-                if (transpose ? x >= c : x < 1) continue;
-                const uint64_t *s = transpose ? src + st : src - st;
-                if (a == 1)
-                    for (int64_t j = 0; j < tile; j++) o[j] = add_mod(o[j], s[j], P);
-                else
-                    for (int64_t j = 0; j < tile; j++) o[j] = add_mod(o[j], mul_mod(a, s[j], P), P);
-                continue;
-            }
-            int64_t block = st * (c + 1);
-            for (int64_t base = 0; base < tile; base += block)
-                for (int64_t r = 0; r < c; r++) {
-                    uint64_t *oo = o + base + (transpose ? r : r + 1) * st;
-                    const uint64_t *s = src + base + (transpose ? r + 1 : r) * st;
-                    for (int64_t j = 0; j < st; j++)
-                        oo[j] = add_mod(oo[j], a == 1 ? s[j] : mul_mod(a, s[j], P), P);
-                }
-        }
-    }
-}
+/* sum_x p[x] q[x + e_d] (d < 0: sum_x p[x] q[x]): EACH(a, b) on every pair. */
+#define FOR_DOT_PAIRS(L, p, q, d, EACH)                                                  \
+    do {                                                                                 \
+        if ((d) < 0) {                                                                   \
+            for (int64_t i = 0; i < (L)->size; i++) EACH((p)[i], (q)[i]);                \
+            break;                                                                       \
+        }                                                                                \
+        int64_t st = (L)->stride[d], c = (L)->cap[d], block = st * (c + 1);              \
+        for (int64_t base = 0; base < (L)->size; base += block)                          \
+            for (int64_t r = 0; r < c; r++)                                              \
+                for (int64_t j = 0; j < st; j++)                                         \
+                    EACH((p)[base + r * st + j], (q)[base + (r + 1) * st + j]);          \
+    } while (0)
 
-static uint64_t m_dot(const Layout *L, const uint64_t *p, const uint64_t *q, int d, uint64_t P) {
-    u128 acc = 0; /* products below 2^124: reduce every 16 terms */
+#define WRAP_EACH(x, y) acc += (x) * (y)
+#define WRAP_DOT(T, NAME)                                                                \
+    static T NAME##_dot(const Layout *L, const T *p, const T *q, int d, uint64_t P) {   \
+        (void)P;                                                                         \
+        T acc = 0;                                                                       \
+        FOR_DOT_PAIRS(L, p, q, d, WRAP_EACH);                                            \
+        return acc;                                                                      \
+    }
+WRAP_DOT(uint64_t, f64)
+WRAP_DOT(u128, f128)
+
+/* Modulo P: products (below 2^124) summed 16 at a time in 128 bits, then reduced. */
+static uint64_t m64_dot(const Layout *L, const uint64_t *p, const uint64_t *q, int d,
+                        uint64_t P) {
+    u128 acc = 0;
     int pending = 0;
     uint64_t total = 0;
-#define M_ACC(x, y)                                        \
-    do {                                                   \
-        acc += (u128)(x) * (y);                            \
-        if (++pending == 16) {                             \
+#define MOD_EACH(x, y)                                      \
+    do {                                                    \
+        acc += (u128)(x) * (y);                             \
+        if (++pending == 16) {                              \
             total = add_mod(total, (uint64_t)(acc % P), P); \
-            acc = 0;                                       \
-            pending = 0;                                   \
-        }                                                  \
+            acc = 0;                                        \
+            pending = 0;                                    \
+        }                                                   \
     } while (0)
-    if (d < 0) {
-        for (int64_t i = 0; i < L->size; i++) M_ACC(p[i], q[i]);
-    } else {
-        int64_t st = L->stride[d], c = L->cap[d], block = st * (c + 1);
-        for (int64_t base = 0; base < L->size; base += block)
-            for (int64_t r = 0; r < c; r++) {
-                const uint64_t *a = p + base + r * st, *b = q + base + (r + 1) * st;
-                for (int64_t j = 0; j < st; j++) M_ACC(a[j], b[j]);
-            }
-    }
-#undef M_ACC
+    FOR_DOT_PAIRS(L, p, q, d, MOD_EACH);
+#undef MOD_EACH
     return add_mod(total, (uint64_t)(acc % P), P);
 }
 
-static void m_terms_multiply(const Layout *L, const uint64_t *src, const Term *terms,
-                             Py_ssize_t nt, uint64_t *dst, const Box *dbox, uint64_t **buf,
-                             uint64_t P) {
-    memset(dst, 0, sizeof(uint64_t) * (size_t)L->size);
-    const uint64_t *level[4];
-    level[0] = src;
-    const Term *prev = NULL;
-    for (Py_ssize_t t = 0; t < nt; t++) {
-        const Term *term = &terms[t];
-        int k = 0;
-        if (prev)
-            while (k < 3 && term->f[k].mask == prev->f[k].mask) k++;
-        for (; k < 3; k++) {
-            if (is_identity_f64(&term->f[k])) {
-                level[k + 1] = level[k];
-            } else {
-                m_apply(L, level[k], buf[k], &term->f[k], 0, 0, 1, P);
-                level[k + 1] = buf[k];
-            }
-        }
-        m_apply(L, level[3], dst, &term->f[3], 0, 1, residue(term->coeff, P), P);
-        prev = term;
+/* One set of factored kernels per arithmetic: T the element type, ADD and MUL its ring
+ * operations and COEF(c) an int64 coefficient as an element; P, the modulus, is an
+ * argument of every kernel (unused by the wrap-around arithmetic of f64 and f128);
+ * each arithmetic brings its own dot product, NAME_dot, defined above). */
+#define DEFINE_FACTORED(T, NAME, ADD, MUL, COEF)                                         \
+    /* out (+)= w * form(in); transpose: the adjoint (shifts down instead of up).        \
+     * Tile by tile, so that each tile of out is written once while it is in cache: a    \
+     * tile is `stride[s]` entries for the innermost dimension s whose stride reaches    \
+     * TILE (the dimensions inside shift within the tile; each outer one adds, or not,   \
+     * one shifted tile of in). */                                                       \
+    static void NAME##_apply(const Layout *L, const T *in, T *out, const Form *f,        \
+                             int transpose, int accumulate, T w, uint64_t P) {           \
+        int64_t n = L->size, tile = n;                                                   \
+        for (int d = L->D - 1; d >= 0; d--)                                              \
+            if (L->stride[d] >= TILE) {                                                  \
+                tile = L->stride[d];                                                     \
+                break;                                                                   \
+            }                                                                            \
+        T c0 = MUL(w, COEF(f->c0));                                                      \
+        for (int64_t t0 = 0; t0 < n; t0 += tile) {                                       \
+            T *o = out + t0;                                                             \
+            const T *src = in + t0;                                                      \
+            if (!accumulate) {                                                           \
+                if (f->c0 == 0)                                                          \
+                    memset(o, 0, sizeof(T) * (size_t)tile);                              \
+                else if (c0 == 1)                                                        \
+                    memcpy(o, src, sizeof(T) * (size_t)tile);                            \
+                else                                                                     \
+                    for (int64_t j = 0; j < tile; j++) o[j] = MUL(c0, src[j]);           \
+            } else if (f->c0) {                                                          \
+                for (int64_t j = 0; j < tile; j++) o[j] = ADD(o[j], MUL(c0, src[j]));    \
+            }                                                                            \
+            for (int k = 0; k < f->nd; k++) {                                            \
+                int d = f->dims[k];                                                      \
+                int64_t st = L->stride[d], c = L->cap[d];                                \
+                T a = MUL(w, COEF(f->a[k]));                                             \
+                if (st >= tile) { /* the whole tile has one coordinate in d */           \
+                    int64_t x = t0 / st % (c + 1);                                       \
+                    if (transpose ? x >= c : x < 1) continue;                            \
+                    const T *s = transpose ? src + st : src - st;                        \
+                    if (a == 1)                                                          \
+                        for (int64_t j = 0; j < tile; j++) o[j] = ADD(o[j], s[j]);       \
+                    else                                                                 \
+                        for (int64_t j = 0; j < tile; j++) o[j] = ADD(o[j], MUL(a, s[j])); \
+                    continue;                                                            \
+                }                                                                        \
+                int64_t block = st * (c + 1);                                            \
+                for (int64_t base = 0; base < tile; base += block)                       \
+                    for (int64_t r = 0; r < c; r++) {                                    \
+                        T *oo = o + base + (transpose ? r : r + 1) * st;                 \
+                        const T *s = src + base + (transpose ? r + 1 : r) * st;          \
+                        if (a == 1)                                                      \
+                            for (int64_t j = 0; j < st; j++) oo[j] = ADD(oo[j], s[j]);   \
+                        else                                                             \
+                            for (int64_t j = 0; j < st; j++) oo[j] = ADD(oo[j], MUL(a, s[j])); \
+                    }                                                                    \
+            }                                                                            \
+        }                                                                                \
+    }                                                                                    \
+                                                                                         \
+    /* Clear the entries outside the box (as programme() never writes them). */          \
+    static void NAME##_clip(const Layout *L, T *t, const Box *b) {                       \
+        if (b->empty) {                                                                  \
+            memset(t, 0, sizeof(T) * (size_t)L->size);                                   \
+            return;                                                                      \
+        }                                                                                \
+        int D = L->D, bad = 0;                                                           \
+        int64_t x[MAXD], sum = 0;                                                        \
+        for (int i = 0; i < D; i++) {                                                    \
+            x[i] = 0;                                                                    \
+            if (b->lo[i] > 0 || b->hi[i] < 0) bad++;                                     \
+        }                                                                                \
+        for (int64_t k = 0; k < L->size; k++) {                                          \
+            if (bad || sum < b->slo || sum > b->shi) t[k] = 0;                           \
+            for (int i = D - 1; i >= 0; i--) {                                           \
+                int was = x[i] < b->lo[i] || x[i] > b->hi[i];                            \
+                if (x[i] < L->cap[i]) {                                                  \
+                    x[i]++;                                                              \
+                    sum++;                                                               \
+                    bad += (x[i] < b->lo[i] || x[i] > b->hi[i]) - was;                   \
+                    break;                                                               \
+                }                                                                        \
+                sum -= x[i];                                                             \
+                x[i] = 0;                                                                \
+                bad += (b->lo[i] > 0 || b->hi[i] < 0) - was;                             \
+            }                                                                            \
+        }                                                                                \
+    }                                                                                    \
+                                                                                         \
+    /* dst = src times the sum of the terms, clipped to dbox; buf: 3 tables. */          \
+    static void NAME##_terms_multiply(const Layout *L, const T *src, const Term *terms,  \
+                                      Py_ssize_t nt, T *dst, const Box *dbox, T **buf,   \
+                                      uint64_t P) {                                      \
+        memset(dst, 0, sizeof(T) * (size_t)L->size);                                     \
+        const T *level[4];                                                               \
+        level[0] = src;                                                                  \
+        const Term *prev = NULL;                                                         \
+        for (Py_ssize_t t = 0; t < nt; t++) {                                            \
+            const Term *term = &terms[t];                                                \
+            int k = 0;                                                                   \
+            if (prev)                                                                    \
+                while (k < 3 && term->f[k].mask == prev->f[k].mask) k++;                 \
+            for (; k < 3; k++) {                                                         \
+                if (is_identity(&term->f[k])) {                                          \
+                    level[k + 1] = level[k];                                             \
+                } else {                                                                 \
+                    NAME##_apply(L, level[k], buf[k], &term->f[k], 0, 0, 1, P);          \
+                    level[k + 1] = buf[k];                                               \
+                }                                                                        \
+            }                                                                            \
+            NAME##_apply(L, level[3], dst, &term->f[3], 0, 1, COEF(term->coeff), P);     \
+            prev = term;                                                                 \
+        }                                                                                \
+        NAME##_clip(L, dst, dbox);                                                       \
+    }                                                                                    \
+                                                                                         \
+    /* out[k * n_slots + s] = the ways with card k of the family at slot s, given the    \
+     * tables before (head) and after (tail) it; buf: 4 tables.  The forms commute, so   \
+     * card k's ways are <head shifted by s, the other cards' adjoint forms applied to   \
+     * the reversed tail>, the same for cards with the same form. */                     \
+    static void NAME##_terms_marginals(const Layout *L, const T *head, const T *tail,    \
+                                       const Term *terms, Py_ssize_t nt, int free_mask,  \
+                                       const int *dim_of, int n_slots, T *out, T **buf,  \
+                                       uint64_t P) {                                     \
+        int64_t n = L->size;                                                             \
+        for (int i = 0; i < 4 * n_slots; i++) out[i] = 0;                                \
+        T *rev = buf[0];                                                                 \
+        for (int64_t i = 0; i < n; i++) rev[i] = tail[n - 1 - i];                        \
+        for (Py_ssize_t t = 0; t < nt; t++) {                                            \
+            const Term *term = &terms[t];                                                \
+            T w = COEF(term->coeff);                                                     \
+            int done[4] = {0, 0, 0, 0};                                                  \
+            for (int r = 0; r < 4; r++) {                                                \
+                if (done[r]) continue;                                                   \
+                int group[4], size = 0;                                                  \
+                for (int k = r; k < 4; k++)                                              \
+                    if (!done[k] && term->f[k].mask == term->f[r].mask &&                \
+                        (free_mask >> k & 1) == (free_mask >> r & 1)) {                  \
+                        group[size++] = k;                                               \
+                        done[k] = 1;                                                     \
+                    }                                                                    \
+                const T *others = rev;                                                   \
+                for (int k = 0; k < 4; k++) {                                            \
+                    if (k == r || is_identity(&term->f[k])) continue;                    \
+                    T *next = others == buf[1] ? buf[2] : buf[1];                        \
+                    NAME##_apply(L, others, next, &term->f[k], 1, 0, 1, P);              \
+                    others = next;                                                       \
+                }                                                                        \
+                const Form *f = &term->f[r];                                             \
+                int free = free_mask >> r & 1;                                           \
+                T plain = 0;                                                             \
+                int have_plain = 0;                                                      \
+                for (int s = 0; s < n_slots; s++) {                                      \
+                    if (!(f->mask >> s & 1)) continue;                                   \
+                    T v;                                                                 \
+                    if (free && dim_of[s] >= 0 && dim_of[s] < L->D) {                    \
+                        v = NAME##_dot(L, head, others, dim_of[s], P);                   \
+                    } else {                                                             \
+                        if (!have_plain) plain = NAME##_dot(L, head, others, -1, P);     \
+                        have_plain = 1;                                                  \
+                        v = plain;                                                       \
+                    }                                                                    \
+                    v = MUL(w, v);                                                       \
+                    for (int g = 0; g < size; g++)                                       \
+                        out[group[g] * n_slots + s] = ADD(out[group[g] * n_slots + s], v); \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
     }
-    f64_clip(L, dst, dbox);
-}
 
-static void m_terms_marginals(const Layout *L, const uint64_t *head, const uint64_t *tail,
-                              const Term *terms, Py_ssize_t nt, int free_mask,
-                              const int *dim_of, int n_slots, uint64_t *out, uint64_t **buf,
-                              uint64_t P) {
-    int64_t n = L->size;
-    for (int i = 0; i < 4 * n_slots; i++) out[i] = 0;
-    uint64_t *rev = buf[0];
-    for (int64_t i = 0; i < n; i++) rev[i] = tail[n - 1 - i];
-    for (Py_ssize_t t = 0; t < nt; t++) {
-        const Term *term = &terms[t];
-        uint64_t w = residue(term->coeff, P);
-        int done[4] = {0, 0, 0, 0};
-        for (int r = 0; r < 4; r++) {
-            if (done[r]) continue;
-            int group[4], size = 0;
-            for (int k = r; k < 4; k++)
-                if (!done[k] && term->f[k].mask == term->f[r].mask &&
-                    (free_mask >> k & 1) == (free_mask >> r & 1)) {
-                    group[size++] = k;
-                    done[k] = 1;
-                }
-            const uint64_t *others = rev;
-            for (int k = 0; k < 4; k++) {
-                if (k == r || is_identity_f64(&term->f[k])) continue;
-                uint64_t *next = others == buf[1] ? buf[2] : buf[1];
-                m_apply(L, others, next, &term->f[k], 1, 0, 1, P);
-                others = next;
-            }
-            const Form *f = &term->f[r];
-            int free = free_mask >> r & 1;
-            uint64_t plain = 0;
-            int have_plain = 0;
-            for (int s = 0; s < n_slots; s++) {
-                if (!(f->mask >> s & 1)) continue;
-                uint64_t v;
-                if (free && dim_of[s] >= 0 && dim_of[s] < L->D) {
-                    v = m_dot(L, head, others, dim_of[s], P);
-                } else {
-                    if (!have_plain) plain = m_dot(L, head, others, -1, P);
-                    have_plain = 1;
-                    v = plain;
-                }
-                v = mul_mod(w, v, P);
-                for (int g = 0; g < size; g++)
-                    out[group[g] * n_slots + s] = add_mod(out[group[g] * n_slots + s], v, P);
-            }
-        }
-    }
-}
+#define WRAP_ADD(x, y) ((x) + (y))
+#define WRAP_MUL(x, y) ((x) * (y))
+DEFINE_FACTORED(uint64_t, f64, WRAP_ADD, WRAP_MUL, (uint64_t))
+DEFINE_FACTORED(u128, f128, WRAP_ADD, WRAP_MUL, (u128))
+#define MOD_ADD(x, y) add_mod((x), (y), P)
+#define MOD_MUL(x, y) mul_mod((x), (y), P)
+#define MOD_COEF(c) residue((int64_t)(c), P)
+DEFINE_FACTORED(uint64_t, m64, MOD_ADD, MOD_MUL, MOD_COEF)
 
 /* factored(cap, dim_of, families, wanted, wide, backward_out[, modulus]) -> count
  *
@@ -1012,33 +910,33 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
     if (P) {
         uint64_t *buf[6] = SCRATCH(uint64_t);
         for (Py_ssize_t f = 0; f < n; f++)
-            m_terms_multiply(&L, (uint64_t *)TABLE(forward, f), terms[f], n_terms[f],
+            m64_terms_multiply(&L, (uint64_t *)TABLE(forward, f), terms[f], n_terms[f],
                              (uint64_t *)TABLE(forward, f + 1), &fbox[f + 1], buf, P);
         for (Py_ssize_t f = n - 1; f > first_wanted; f--)
-            m_terms_multiply(&L, (uint64_t *)TABLE(backward, f + 1), terms[f], n_terms[f],
+            m64_terms_multiply(&L, (uint64_t *)TABLE(backward, f + 1), terms[f], n_terms[f],
                              (uint64_t *)TABLE(backward, f), &bbox[f], buf, P);
     } else if (wide) {
         u128 *buf[6] = SCRATCH(u128);
         for (Py_ssize_t f = 0; f < n; f++) {
             u128 *src = (u128 *)TABLE(forward, f), *dst = (u128 *)TABLE(forward, f + 1);
-            if (terms[f]) f128_terms_multiply(&L, src, terms[f], n_terms[f], dst, &fbox[f + 1], buf);
+            if (terms[f]) f128_terms_multiply(&L, src, terms[f], n_terms[f], dst, &fbox[f + 1], buf, 0);
             else k128_multiply(&L, src, &fbox[f], &polys[f], dst, &fbox[f + 1]);
         }
         for (Py_ssize_t f = n - 1; f > first_wanted || (keep_backward && f >= 0); f--) {
             u128 *src = (u128 *)TABLE(backward, f + 1), *dst = (u128 *)TABLE(backward, f);
-            if (terms[f]) f128_terms_multiply(&L, src, terms[f], n_terms[f], dst, &bbox[f], buf);
+            if (terms[f]) f128_terms_multiply(&L, src, terms[f], n_terms[f], dst, &bbox[f], buf, 0);
             else k128_multiply(&L, src, &bbox[f + 1], &polys[f], dst, &bbox[f]);
         }
     } else {
         uint64_t *buf[6] = SCRATCH(uint64_t);
         for (Py_ssize_t f = 0; f < n; f++) {
             uint64_t *src = (uint64_t *)TABLE(forward, f), *dst = (uint64_t *)TABLE(forward, f + 1);
-            if (terms[f]) f64_terms_multiply(&L, src, terms[f], n_terms[f], dst, &fbox[f + 1], buf);
+            if (terms[f]) f64_terms_multiply(&L, src, terms[f], n_terms[f], dst, &fbox[f + 1], buf, 0);
             else k64_multiply(&L, src, &fbox[f], &polys[f], dst, &fbox[f + 1]);
         }
         for (Py_ssize_t f = n - 1; f > first_wanted || (keep_backward && f >= 0); f--) {
             uint64_t *src = (uint64_t *)TABLE(backward, f + 1), *dst = (uint64_t *)TABLE(backward, f);
-            if (terms[f]) f64_terms_multiply(&L, src, terms[f], n_terms[f], dst, &bbox[f], buf);
+            if (terms[f]) f64_terms_multiply(&L, src, terms[f], n_terms[f], dst, &bbox[f], buf, 0);
             else k64_multiply(&L, src, &bbox[f + 1], &polys[f], dst, &bbox[f]);
         }
     }
@@ -1060,14 +958,15 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
         uint64_t *o = out->view.buf;
         if (P) {
             uint64_t *buf[6] = SCRATCH(uint64_t);
-            m_terms_marginals(&L, (uint64_t *)TABLE(forward, pos), (uint64_t *)TABLE(backward, pos + 1),
+            m64_terms_marginals(&L, (uint64_t *)TABLE(forward, pos), (uint64_t *)TABLE(backward, pos + 1),
                               terms[pos], n_terms[pos], free_of[pos], dim_of, n_slots, o, buf, P);
         } else if (wide) {
             u128 *r = rest;
             if (terms[pos]) {
                 u128 *buf[6] = SCRATCH(u128);
                 f128_terms_marginals(&L, (u128 *)TABLE(forward, pos), (u128 *)TABLE(backward, pos + 1),
-                                     terms[pos], n_terms[pos], free_of[pos], dim_of, n_slots, r, buf);
+                                     terms[pos], n_terms[pos], free_of[pos], dim_of, n_slots, r, buf,
+                                     0);
                 for (Py_ssize_t k = 0; k < width; k++) {
                     o[k] = (uint64_t)r[k];
                     o[width + k] = (uint64_t)(r[k] >> 64);
@@ -1082,7 +981,7 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
                 uint64_t *buf[6] = SCRATCH(uint64_t);
                 f64_terms_marginals(&L, (uint64_t *)TABLE(forward, pos),
                                     (uint64_t *)TABLE(backward, pos + 1), terms[pos], n_terms[pos],
-                                    free_of[pos], dim_of, n_slots, r, buf);
+                                    free_of[pos], dim_of, n_slots, r, buf, 0);
                 for (Py_ssize_t k = 0; k < width; k++) o[k] = r[k];
             } else {
                 table_marginals(&L, TABLE(forward, pos), &fbox[pos], TABLE(backward, pos + 1),
@@ -1696,44 +1595,32 @@ static Py_ssize_t po_indices(PyObject *seq, Py_ssize_t max_len, long long bound,
     return len;
 }
 
+/* `seq` as a fast sequence of exactly `n` items (one per player), or NULL. */
+static PyObject *po_per_player(PyObject *seq, int n, const char *name, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, name);
+    if (fast && PySequence_Fast_GET_SIZE(fast) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected one %s per player (%d)", name, what, n);
+        Py_CLEAR(fast);
+    }
+    return fast;
+}
+
 /* `n` masks from a sequence of exactly `n` ints. */
 static int po_masks(PyObject *seq, int n, uint64_t *out, const char *name) {
-    PyObject *fast = PySequence_Fast(seq, name);
-    if (fast == NULL) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != n) {
-        PyErr_Format(PyExc_ValueError, "%s: expected one mask per player (%d)", name, n);
-        Py_DECREF(fast);
-        return -1;
-    }
-    PyObject **items = PySequence_Fast_ITEMS(fast);
-    for (int i = 0; i < n; i++) {
-        if (po_u64(items[i], &out[i], name) < 0) {
-            Py_DECREF(fast);
-            return -1;
-        }
-    }
-    Py_DECREF(fast);
-    return 0;
+    PyObject *fast = po_per_player(seq, n, name, "mask");
+    int ok = fast != NULL;
+    for (int i = 0; ok && i < n; i++) ok = po_u64(PySequence_Fast_GET_ITEM(fast, i), &out[i], name) == 0;
+    Py_XDECREF(fast);
+    return ok ? 0 : -1;
 }
 
 /* `n` ints from a sequence of exactly `n` ints. */
 static int po_ints(PyObject *seq, int n, long long *out, const char *name) {
-    PyObject *fast = PySequence_Fast(seq, name);
-    if (fast == NULL) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != n) {
-        PyErr_Format(PyExc_ValueError, "%s: expected one entry per player (%d)", name, n);
-        Py_DECREF(fast);
-        return -1;
-    }
-    PyObject **items = PySequence_Fast_ITEMS(fast);
-    for (int i = 0; i < n; i++) {
-        if (po_int(items[i], &out[i], name) < 0) {
-            Py_DECREF(fast);
-            return -1;
-        }
-    }
-    Py_DECREF(fast);
-    return 0;
+    PyObject *fast = po_per_player(seq, n, name, "entry");
+    int ok = fast != NULL;
+    for (int i = 0; ok && i < n; i++) ok = po_int(PySequence_Fast_GET_ITEM(fast, i), &out[i], name) == 0;
+    Py_XDECREF(fast);
+    return ok ? 0 : -1;
 }
 
 static inline int po_popcount(uint64_t x) { return __builtin_popcountll(x); }

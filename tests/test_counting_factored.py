@@ -23,6 +23,19 @@ from kwartet_epistemic.epistemics.history import IGNORED, Clause
 pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs the kernel")
 
 
+def _positions(families: int, players: int, asks: int) -> dict[str, st.SearchStrategy[int]]:
+    """The arguments of :func:`_random_position`, up to these many families, players and
+    asks."""
+    return {
+        "seed": st.integers(0, 10_000),
+        "variant": st.integers(0, len(RULE_VARIANTS) - 1),
+        "families": st.integers(3, families),
+        "players": st.integers(3, players),
+        "asks": st.integers(0, asks),
+        "which": st.integers(0, 2),
+    }
+
+
 def _random_position(seed: int, variant: int, families: int, players: int, asks: int, which: int):
     """(history, viewers) of a random position of ``RULE_VARIANTS[variant]`` (a draw
     pile deals at most what the deck allows), or None for a deal the rules refuse."""
@@ -53,14 +66,7 @@ def _answers(history, viewers, mode, monkeypatch, *, backward: bool = False):
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    seed=st.integers(0, 10_000),
-    variant=st.integers(0, len(RULE_VARIANTS) - 1),
-    families=st.integers(3, 8),
-    players=st.integers(3, 6),
-    asks=st.integers(0, 30),
-    which=st.integers(0, 2),
-)
+@given(**_positions(families=8, players=6, asks=30))
 def test_factored_programme_equals_the_use_vector_programme(
     seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
 ) -> None:
@@ -194,14 +200,7 @@ def _small_primes_beyond(bound: int) -> list[int]:
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    seed=st.integers(0, 10_000),
-    variant=st.integers(0, len(RULE_VARIANTS) - 1),
-    families=st.integers(3, 7),
-    players=st.integers(3, 5),
-    asks=st.integers(0, 25),
-    which=st.integers(0, 2),
-)
+@given(**_positions(families=7, players=5, asks=25))
 def test_counts_beyond_the_kernel_widths_are_joined_from_residues_exactly(
     seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
 ) -> None:

@@ -14,6 +14,13 @@ def programme(
     wide: bool,
     backward_out: Any | None,
 ) -> int: ...
+def sparse(
+    cap: tuple[int, ...],
+    polys: Sequence[tuple[Any, Any]],
+    wanted: Sequence[tuple[int, Any, Any]],
+    wide: bool,
+    budget: int,
+) -> int | None: ...
 def factored(
     cap: tuple[int, ...],
     dim_of: tuple[int, ...],

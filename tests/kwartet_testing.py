@@ -113,6 +113,32 @@ def viewer_infos(game: kw.Game, which: int) -> list[PrivateInfo]:
     return [private_info(game.deck, p, game.view(p).hand, game.view(p).record) for p in chosen]
 
 
+def position_arguments(families: int, players: int, asks: int) -> dict[str, st.SearchStrategy[int]]:
+    """The arguments of :func:`random_position`, up to these many families, players and
+    asks."""
+    return {
+        "seed": st.integers(0, 10_000),
+        "variant": st.integers(0, len(RULE_VARIANTS) - 1),
+        "families": st.integers(3, families),
+        "players": st.integers(3, players),
+        "asks": st.integers(0, asks),
+        "which": st.integers(0, 2),
+    }
+
+
+def random_position(seed: int, variant: int, families: int, players: int, asks: int, which: int):
+    """(history, viewers) of a random position of ``RULE_VARIANTS[variant]`` (a draw
+    pile deals at most what the deck allows), or None for a deal the rules refuse."""
+    rules = RULE_VARIANTS[variant]
+    if rules.draw_pile:
+        rules = rules.replace(cards_each=max(1, min(rules.cards_each, 4 * families // players - 1)))
+    try:
+        game = played_position(seed, families, players, rules, asks)
+    except kw.KwartetError:
+        return None
+    return public_history(game), viewer_infos(game, min(which, players - 1))
+
+
 def random_game(setup, seed: int, steps: int) -> kw.Game:
     """A game of ``setup`` dealt with ``seed`` and played at random for ``steps`` asks."""
     preset, families, players, extra = setup

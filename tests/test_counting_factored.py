@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kwartet_testing import RULE_VARIANTS, played_position, public_history, viewer_infos
+from kwartet_testing import (
+    played_position,
+    position_arguments,
+    public_history,
+    random_position,
+    viewer_infos,
+)
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
@@ -23,36 +29,12 @@ from kwartet_epistemic.epistemics.history import IGNORED, Clause
 pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs the kernel")
 
 
-def _positions(families: int, players: int, asks: int) -> dict[str, st.SearchStrategy[int]]:
-    """The arguments of :func:`_random_position`, up to these many families, players and
-    asks."""
-    return {
-        "seed": st.integers(0, 10_000),
-        "variant": st.integers(0, len(RULE_VARIANTS) - 1),
-        "families": st.integers(3, families),
-        "players": st.integers(3, players),
-        "asks": st.integers(0, asks),
-        "which": st.integers(0, 2),
-    }
-
-
-def _random_position(seed: int, variant: int, families: int, players: int, asks: int, which: int):
-    """(history, viewers) of a random position of ``RULE_VARIANTS[variant]`` (a draw
-    pile deals at most what the deck allows), or None for a deal the rules refuse."""
-    rules = RULE_VARIANTS[variant]
-    if rules.draw_pile:
-        rules = rules.replace(cards_each=max(1, min(rules.cards_each, 4 * families // players - 1)))
-    try:
-        game = played_position(seed, families, players, rules, asks)
-    except kw.KwartetError:
-        return None
-    return public_history(game), viewer_infos(game, min(which, players - 1))
-
-
 def _answers(history, viewers, mode, monkeypatch, *, backward: bool = False):
     """Count, origin counts and (with ``backward``) the backward tables, with
-    ``USE_FACTORED`` set to ``mode``; ``mode`` "numpy" runs without the kernel."""
+    ``USE_FACTORED`` set to ``mode`` and the dense tables (``USE_SPARSE`` off); ``mode``
+    "numpy" runs without the kernel."""
     monkeypatch.setattr(counting, "USE_FACTORED", None if mode == "numpy" else mode)
+    monkeypatch.setattr(counting, "USE_SPARSE", False)
     monkeypatch.setattr(counting, "USE_KERNEL", mode != "numpy")
     counter = WorldCounter(history, viewers, marginals=True)
     origins = counter.origin_counts()
@@ -66,11 +48,11 @@ def _answers(history, viewers, mode, monkeypatch, *, backward: bool = False):
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(**_positions(families=8, players=6, asks=30))
+@given(**position_arguments(families=8, players=6, asks=30))
 def test_factored_programme_equals_the_use_vector_programme(
     seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
 ) -> None:
-    position = _random_position(seed, variant, families, players, asks, which)
+    position = random_position(seed, variant, families, players, asks, which)
     if position is None:
         return
     history, viewers = position
@@ -200,14 +182,14 @@ def _small_primes_beyond(bound: int) -> list[int]:
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(**_positions(families=7, players=5, asks=25))
+@given(**position_arguments(families=7, players=5, asks=25))
 def test_counts_beyond_the_kernel_widths_are_joined_from_residues_exactly(
     seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
 ) -> None:
     """Counts beyond 2^127 run modulo primes and are joined by the Chinese remainder
     theorem: here every count is made "big" and the primes are small, so that several
     residues are joined; the answers equal the exact ones of the ordinary paths."""
-    position = _random_position(seed, variant, families, players, asks, which)
+    position = random_position(seed, variant, families, players, asks, which)
     if position is None:
         return
     history, viewers = position

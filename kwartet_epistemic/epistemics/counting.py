@@ -90,6 +90,16 @@ USE_FACTORED: bool | None = None
 the cheaper of its use-vector table and its factored form (a signed sum of products of
 one linear form per card, see :func:`factor_terms`); True takes the factored form
 wherever it exists, False never (the tests run all three on the same positions)."""
+USE_SPARSE: bool | None = None
+"""Whether the kernel keeps the programme's tables as maps of their reachable entries
+(``sparse`` in the kernel): None (the default) tries it on large tables and falls back
+to the dense tables when the maps would take longer than a budget in proportion to
+the dense tables' work; True tries it on every table without a budget; False never.
+Where a player sees a draw-pile game, a few thousand of millions of entries can be
+reached, and the maps are 20 to 50 times faster; the answers are the same."""
+_SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
+_SPARSE_SHARE = 10  # its budget: this share of the dense work (see WorldCounter._run_sparse)
+_SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
 _FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
 _EAGER_SIZE = 1 << 16  # larger tables with draws: ``marginals=True`` waits for first use
@@ -945,22 +955,24 @@ class WorldCounter:
                 outputs.append(out)
                 requests.append((position, table.card_slot, out))
         backward = None
+        size = math.prod(c + 1 for c in self.cap)
         if keep_backward:
-            size = math.prod(c + 1 for c in self.cap)
             backward = np.empty((len(tables) + 1) * size, dtype=np.int64)
-        plan = self._factored_plan(tables)
-        if plan is None:
-            count = _kernel.programme(self.cap, polys, requests, wide, backward)
-        else:
-            families = [
-                (table.vectors, table.weights) if entry is None else entry
-                for table, entry in zip(tables, plan, strict=True)
-            ]
-            mixed = [
-                (position, None if plan[position] is not None else card_slot, out)
-                for position, card_slot, out in requests
-            ]
-            count = _kernel.factored(self.cap, self._dim_key, families, mixed, wide, backward)
+        count = None if keep_backward else self._run_sparse(tables, requests, wide, size)
+        if count is None:
+            plan = self._factored_plan(tables)
+            if plan is None:
+                count = _kernel.programme(self.cap, polys, requests, wide, backward)
+            else:
+                families = [
+                    (table.vectors, table.weights) if entry is None else entry
+                    for table, entry in zip(tables, plan, strict=True)
+                ]
+                mixed = [
+                    (position, None if plan[position] is not None else card_slot, out)
+                    for position, card_slot, out in requests
+                ]
+                count = _kernel.factored(self.cap, self._dim_key, families, mixed, wide, backward)
         if backward is not None:
             shape = tuple(c + 1 for c in self.cap)
             self._backward = list(backward.reshape((len(tables) + 1, *shape)))
@@ -976,6 +988,32 @@ class WorldCounter:
             first, source = table.cards[0], representative.cards[0]
             origins[first : first + 4] = origins[source : source + 4]
         return int(count)
+
+    def _run_sparse(
+        self, tables: list[FamilyPoly], requests: list[Any], wide: bool, size: int
+    ) -> int | None:
+        """The programme on maps of the reachable states (see :data:`USE_SPARSE`), or None
+        where it is not tried or would take longer than the dense tables.
+
+        The budget is a tenth of the dense tables' work: their size times, per family,
+        its passes (the fewer of its use vectors and, with draws, its factored form's
+        passes; without draws at most :data:`_SPARSE_PASSES`), twice that for marginals.
+        Where it runs out, the dense tables lose at most about a fifth of their time."""
+        assert _kernel is not None
+        if USE_SPARSE is False or (USE_SPARSE is None and size < _SPARSE_MIN_SIZE):
+            return None
+        budget = 1 << 62
+        if USE_SPARSE is None:
+            draws = self._many_draws()
+            passes = 0
+            for table in tables:
+                form = table.factored if draws else None
+                cost = min(len(table.weights), form[2] if form else _SPARSE_PASSES)
+                passes += cost
+            budget = size * passes * (2 if requests else 1) // _SPARSE_SHARE
+        polys = [(t.vectors, t.weights) for t in tables]
+        count: int | None = _kernel.sparse(self.cap, polys, requests, wide, budget)
+        return count
 
     def _many_draws(self) -> bool:
         """Whether the tables have two or more dimensions of capacity 1 (unseen draws):

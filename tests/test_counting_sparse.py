@@ -1,0 +1,164 @@
+"""The sparse programme (``_counting_kernel.sparse``: the programme's tables as hash maps
+of their reachable states) against the dense tables: the same count and the same origin
+counts on random positions of every rule variant, 3-6 players and 12-32 cards, seen by
+nobody, one player or two pooling, in 64- and 128-bit arithmetic; the players' own views
+of draw-pile games it is for; and its giving up (over budget, states that do not pack
+into 63 bits), after which the dense tables answer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from kwartet_testing import position_arguments, public_history, random_position, viewer_infos
+
+import kwartet_epistemic as kw
+from kwartet_epistemic.epistemics import counting
+from kwartet_epistemic.epistemics.counting import WorldCounter
+
+pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs the kernel")
+
+
+def _answers(history, viewers, sparse: bool | None, monkeypatch, *, wanted=True):
+    """Count and origin counts with ``USE_SPARSE`` set to ``sparse``."""
+    monkeypatch.setattr(counting, "USE_SPARSE", sparse)
+    counter = WorldCounter(history, viewers, marginals=wanted)
+    return counter.count, counter.origin_counts()
+
+
+class _Spy:
+    """Records what ``sparse`` returned (None: it gave up) and calls it."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.results: list[int | None] = []
+        kernel = counting._kernel
+        original = kernel.sparse
+
+        def spy(*args):
+            result = original(*args)
+            self.results.append(result)
+            return result
+
+        proxy = type("Kernel", (), {})()
+        for name in dir(kernel):
+            if not name.startswith("_"):
+                setattr(proxy, name, getattr(kernel, name))
+        proxy.sparse = spy
+        monkeypatch.setattr(counting, "_kernel", proxy)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(**position_arguments(families=8, players=6, asks=30))
+def test_sparse_programme_equals_the_dense_tables(
+    seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
+) -> None:
+    position = random_position(seed, variant, families, players, asks, which)
+    if position is None:
+        return
+    history, viewers = position
+    count, origins = _answers(history, viewers, False, monkeypatch)
+    spy = _Spy(monkeypatch)
+    sparse = _answers(history, viewers, True, monkeypatch)
+    assert sparse[0] == count
+    assert (sparse[1] == origins).all()
+    # It ran (tables of one family and no table at all are left to the dense path).
+    assert any(r is not None for r in spy.results) or all(
+        len(c.tables) < 2 for c in [WorldCounter(history, viewers)]
+    )
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(**position_arguments(families=7, players=5, asks=25))
+def test_sparse_programme_in_128_bits_equals_the_dense_tables(
+    seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
+) -> None:
+    position = random_position(seed, variant, families, players, asks, which)
+    if position is None:
+        return
+    history, viewers = position
+    monkeypatch.setattr(counting, "_NARROW", 2)  # every count takes the 128-bit tables
+    count, origins = _answers(history, viewers, False, monkeypatch)
+    sparse = _answers(history, viewers, True, monkeypatch)
+    assert sparse[0] == count
+    assert (sparse[1] == origins).all()
+
+
+def _fish_game(players: int, each: int, draws: int, seed: int) -> kw.Game:
+    rules = kw.RuleSet.preset("fish").replace(cards_each=each)
+    game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"][:players], seed=seed, rules=rules)
+    rng = np.random.default_rng(seed)
+    while not game.is_over and sum(isinstance(e, kw.events.Drew) for e in game.record) < draws:
+        game.play(game.random_legal_ask(rng))
+    return game
+
+
+@pytest.mark.parametrize(("players", "each", "draws", "seed", "which"), [(4, 3, 18, 3, 1)])
+def test_own_views_of_draw_pile_games_agree_and_take_the_sparse_path(
+    players: int, each: int, draws: int, seed: int, which: int, monkeypatch
+) -> None:
+    """Where a player sees a fish game after many draws (most of its table unreachable):
+    by default the sparse programme answers, with the dense tables' answers."""
+    game = _fish_game(players, each, draws, seed)
+    history = public_history(game)
+    viewers = viewer_infos(game, which)
+    counter = WorldCounter(history, viewers)
+    assert counter.count > 0
+    assert sum(1 for c in counter.cap if c == 1) >= 10  # draws the viewer did not see
+    for wanted in (frozenset({2, 5}), True):  # an agent's question, and every family
+        dense = _answers(history, viewers, False, monkeypatch, wanted=wanted)
+        spy = _Spy(monkeypatch)
+        default = _answers(history, viewers, None, monkeypatch, wanted=wanted)
+        assert spy.results and spy.results[0] is not None
+        assert default[0] == dense[0]
+        assert (default[1] == dense[1]).all()
+
+
+def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> None:
+    game = _fish_game(4, 3, 12, 1)
+    history = public_history(game)
+    viewers = viewer_infos(game, 1)
+    dense = _answers(history, viewers, False, monkeypatch)
+    monkeypatch.setattr(counting, "_SPARSE_SHARE", 1 << 62)  # a budget of 0
+    spy = _Spy(monkeypatch)
+    count, origins = _answers(history, viewers, None, monkeypatch)
+    assert spy.results and all(r is None for r in spy.results)
+    assert count == dense[0]
+    assert (origins == dense[1]).all()
+
+
+def test_states_beyond_63_bits_are_left_to_the_dense_tables() -> None:
+    """32 dimensions of capacity 1 take 64 bits packed (a guard bit each): None."""
+    cap = (1,) * 32
+    vectors = np.eye(32, dtype=np.int64)
+    weights = np.ones(32, dtype=np.int64)
+    polys = [(vectors, weights), (vectors, weights)]
+    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40) is None
+    # 31 of them fit: two families of one unit vector each fill two of 31 slots only.
+    cap = (1,) * 31
+    vectors = np.eye(31, dtype=np.int64)
+    weights = np.ones(31, dtype=np.int64)
+    polys = [(vectors, weights), (vectors, weights)]
+    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40) == 0
+    cap = (1, 1)
+    vectors = np.eye(2, dtype=np.int64)
+    polys = [(vectors, np.ones(2, dtype=np.int64))] * 2
+    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40) == 2  # either order
+
+
+def test_the_kernel_refuses_malformed_calls() -> None:
+    vectors = np.zeros((1, 2), dtype=np.int64)
+    weights = np.ones(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="polys"):
+        counting._kernel.sparse((1, 1), [(vectors,), (vectors, weights)], [], False, 100)
+    with pytest.raises(ValueError, match="wanted"):
+        counting._kernel.sparse((1, 1), [(vectors, weights)] * 2, [(5, None, None)], False, 100)
+    out = np.zeros(1, dtype=np.int64)
+    card_slot = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="wanted"):
+        counting._kernel.sparse(
+            (1, 1), [(vectors, weights)] * 2, [(0, card_slot, out), (0, card_slot, out)], False, 9
+        )

@@ -7,9 +7,15 @@ Every draw is a capacity-1 slot of the counting programme (a world says which ca
 draw brought), so the programme's table doubles with each draw that no public fact has
 settled: the figures show that growth (the speed issue's target is 70 ms per event).
 
+Then ``--agent-games`` whole fish games of four ``knowledge`` agents (4 players with 3
+cards each, seeds 0, 1, ...): each agent decides from its own exact view, whose tables
+have a dimension for every draw the others made; per game, the CPU time, the number of
+asks and the slowest decision.  With ``--dense`` the counting engine keeps its dense
+tables (``counting.USE_SPARSE = False``), for comparison with the sparse programme.
+
 Run: ``python experiments/bench_draw_pile.py [--draws 10] [--seed 1] [--players 4]
-[--deck piquet|standard] [--give-up SECONDS]`` (``--give-up``: stop after the first
-event slower than that).
+[--deck piquet|standard] [--give-up SECONDS] [--agent-games 6] [--dense]``
+(``--give-up``: stop after the first event slower than that).
 """
 
 from __future__ import annotations
@@ -21,8 +27,11 @@ import time
 import numpy as np
 
 import kwartet_epistemic as kw
+from kwartet_epistemic.agents import agent as agent_module
+from kwartet_epistemic.epistemics import counting
 from kwartet_epistemic.epistemics.counting import kernel_available
 from kwartet_epistemic.events import Drew
+from kwartet_epistemic.tournament import play_game
 
 
 def main() -> None:
@@ -33,8 +42,13 @@ def main() -> None:
     parser.add_argument("--cards-each", type=int, default=3)
     parser.add_argument("--deck", choices=["piquet", "standard"], default="piquet")
     parser.add_argument("--give-up", type=float, default=float("inf"), metavar="SECONDS")
+    parser.add_argument("--agent-games", type=int, default=6, metavar="N")
+    parser.add_argument("--dense", action="store_true", help="no sparse programme")
     args = parser.parse_args()
+    if args.dense:
+        counting.USE_SPARSE = False
     print(f"load average {os.getloadavg()[0]:.2f}; kernel {kernel_available()}")
+    print(f"tables: {'dense only' if args.dense else 'sparse where it pays'}")
     rules = kw.RuleSet.preset("fish").replace(cards_each=args.cards_each)
     players = ["A", "B", "C", "D", "E", "F"][: args.players]
     deck = kw.Deck.standard() if args.deck == "standard" else kw.Deck.piquet()
@@ -63,6 +77,47 @@ def main() -> None:
             break
     report(draws)
     print(f"public worlds at the end: {count} ({int(count).bit_length()} bits)")
+    if args.agent_games:
+        agent_games(args.agent_games)
+
+
+def agent_games(n: int) -> None:
+    """Whole fish games of four knowledge agents: CPU time, asks, slowest decision."""
+    slowest = [0.0]
+    make_player = agent_module.make_player
+
+    def timed_player(*a, **k):  # every decision timed
+        player = make_player(*a, **k)
+        choose = player.choose
+
+        def timed_choose(view):
+            start = time.process_time()
+            choice = choose(view)
+            slowest[0] = max(slowest[0], time.process_time() - start)
+            return choice
+
+        player.choose = timed_choose
+        return player
+
+    agent_module.make_player = timed_player
+    rules = kw.RuleSet.preset("fish").replace(cards_each=3)
+    print(f"\n{n} fish games of four knowledge agents (32 cards, 3 cards each)")
+    print(f"{'seed':>4}  {'CPU (s)':>8}  {'asks':>4}  {'slowest decision (ms)':>21}", flush=True)
+    total = 0.0
+    try:
+        for seed in range(n):
+            slowest[0] = 0.0
+            start = time.process_time()
+            result = play_game(["knowledge"] * 4, seed=seed, rules=rules)
+            spent = time.process_time() - start
+            total += spent
+            print(
+                f"{seed:>4}  {spent:>8.2f}  {result.asks:>4}  {1000 * slowest[0]:>21.1f}",
+                flush=True,
+            )
+    finally:
+        agent_module.make_player = make_player
+    print(f"all {n} games: {total:.1f} s CPU; load average {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -1093,7 +1093,7 @@ typedef struct {
 } SpPlan;
 
 #define SP_AHEAD 8    /* prefetch distance, in states */
-#define SP_LEAVE_OUT 2 /* wanted families joined by leaving each out (more: by a chain) */
+#define SP_LEAVE_OUT 3 /* wanted families joined by leaving each out (more: by a chain) */
 
 static inline int bit_length(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 

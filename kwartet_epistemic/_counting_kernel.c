@@ -895,8 +895,11 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
             goto done;
         first_wanted = 0;
     }
-    forward = malloc(elem * (size_t)L.size * ((size_t)n + 1));
-    backward = malloc(elem * (size_t)L.size * ((size_t)n + 1));
+    /* Kept: the forward tables from the first wanted family on (two before it, in
+     * turn) and the backward tables after it (all of them with keep_backward). */
+    Py_ssize_t bw_base = keep_backward ? 0 : first_wanted + 1;
+    forward = malloc(elem * (size_t)L.size * ((size_t)(n - first_wanted) + 3));
+    backward = malloc(elem * (size_t)L.size * (size_t)(n + 1 > bw_base ? n + 1 - bw_base : 1));
     int any_terms = 0;
     for (Py_ssize_t f = 0; f < n; f++) any_terms |= terms[f] != NULL;
     scratch = any_terms ? malloc(elem * (size_t)L.size * 6) : malloc(1);
@@ -909,47 +912,52 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
         goto done;
     }
 #define TABLE(base, i) ((base) + elem * (size_t)L.size * (size_t)(i))
+#define FWD(i) ((i) >= first_wanted ? TABLE(forward, 2 + (i) - first_wanted) : TABLE(forward, (i) & 1))
+#define BWD(i) TABLE(backward, (i) - bw_base)
 #define SCRATCH(T) {(T *)TABLE(scratch, 0), (T *)TABLE(scratch, 1), (T *)TABLE(scratch, 2), \
                     (T *)TABLE(scratch, 3), (T *)TABLE(scratch, 4), (T *)TABLE(scratch, 5)}
-    memset(TABLE(forward, 0), 0, elem * (size_t)L.size);
-    memset(TABLE(backward, n), 0, elem * (size_t)L.size);
-    if (wide) {
-        ((u128 *)TABLE(forward, 0))[0] = 1;
-        ((u128 *)TABLE(backward, n))[0] = 1;
-    } else {
-        ((uint64_t *)TABLE(forward, 0))[0] = 1;
-        ((uint64_t *)TABLE(backward, n))[0] = 1;
+    memset(FWD(0), 0, elem * (size_t)L.size);
+    if (wide)
+        ((u128 *)FWD(0))[0] = 1;
+    else
+        ((uint64_t *)FWD(0))[0] = 1;
+    if (n >= bw_base) {
+        memset(BWD(n), 0, elem * (size_t)L.size);
+        if (wide)
+            ((u128 *)BWD(n))[0] = 1;
+        else
+            ((uint64_t *)BWD(n))[0] = 1;
     }
     Py_BEGIN_ALLOW_THREADS;
     if (P) {
         uint64_t *buf[6] = SCRATCH(uint64_t);
         for (Py_ssize_t f = 0; f < n; f++)
-            m64_terms_multiply(&L, (uint64_t *)TABLE(forward, f), terms[f], n_terms[f],
-                             (uint64_t *)TABLE(forward, f + 1), &fbox[f + 1], buf, P);
+            m64_terms_multiply(&L, (uint64_t *)FWD(f), terms[f], n_terms[f],
+                             (uint64_t *)FWD(f + 1), &fbox[f + 1], buf, P);
         for (Py_ssize_t f = n - 1; f > first_wanted; f--)
-            m64_terms_multiply(&L, (uint64_t *)TABLE(backward, f + 1), terms[f], n_terms[f],
-                             (uint64_t *)TABLE(backward, f), &bbox[f], buf, P);
+            m64_terms_multiply(&L, (uint64_t *)BWD(f + 1), terms[f], n_terms[f],
+                             (uint64_t *)BWD(f), &bbox[f], buf, P);
     } else if (wide) {
         u128 *buf[6] = SCRATCH(u128);
         for (Py_ssize_t f = 0; f < n; f++) {
-            u128 *src = (u128 *)TABLE(forward, f), *dst = (u128 *)TABLE(forward, f + 1);
+            u128 *src = (u128 *)FWD(f), *dst = (u128 *)FWD(f + 1);
             if (terms[f]) f128_terms_multiply(&L, src, terms[f], n_terms[f], dst, &fbox[f + 1], buf, 0);
             else k128_multiply(&L, src, &fbox[f], &polys[f], dst, &fbox[f + 1]);
         }
         for (Py_ssize_t f = n - 1; f > first_wanted || (keep_backward && f >= 0); f--) {
-            u128 *src = (u128 *)TABLE(backward, f + 1), *dst = (u128 *)TABLE(backward, f);
+            u128 *src = (u128 *)BWD(f + 1), *dst = (u128 *)BWD(f);
             if (terms[f]) f128_terms_multiply(&L, src, terms[f], n_terms[f], dst, &bbox[f], buf, 0);
             else k128_multiply(&L, src, &bbox[f + 1], &polys[f], dst, &bbox[f]);
         }
     } else {
         uint64_t *buf[6] = SCRATCH(uint64_t);
         for (Py_ssize_t f = 0; f < n; f++) {
-            uint64_t *src = (uint64_t *)TABLE(forward, f), *dst = (uint64_t *)TABLE(forward, f + 1);
+            uint64_t *src = (uint64_t *)FWD(f), *dst = (uint64_t *)FWD(f + 1);
             if (terms[f]) f64_terms_multiply(&L, src, terms[f], n_terms[f], dst, &fbox[f + 1], buf, 0);
             else k64_multiply(&L, src, &fbox[f], &polys[f], dst, &fbox[f + 1]);
         }
         for (Py_ssize_t f = n - 1; f > first_wanted || (keep_backward && f >= 0); f--) {
-            uint64_t *src = (uint64_t *)TABLE(backward, f + 1), *dst = (uint64_t *)TABLE(backward, f);
+            uint64_t *src = (uint64_t *)BWD(f + 1), *dst = (uint64_t *)BWD(f);
             if (terms[f]) f64_terms_multiply(&L, src, terms[f], n_terms[f], dst, &bbox[f], buf, 0);
             else k64_multiply(&L, src, &bbox[f + 1], &polys[f], dst, &bbox[f]);
         }
@@ -972,13 +980,13 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
         uint64_t *o = out->view.buf;
         if (P) {
             uint64_t *buf[6] = SCRATCH(uint64_t);
-            m64_terms_marginals(&L, (uint64_t *)TABLE(forward, pos), (uint64_t *)TABLE(backward, pos + 1),
+            m64_terms_marginals(&L, (uint64_t *)FWD(pos), (uint64_t *)BWD(pos + 1),
                               terms[pos], n_terms[pos], free_of[pos], dim_of, n_slots, o, buf, P);
         } else if (wide) {
             u128 *r = rest;
             if (terms[pos]) {
                 u128 *buf[6] = SCRATCH(u128);
-                f128_terms_marginals(&L, (u128 *)TABLE(forward, pos), (u128 *)TABLE(backward, pos + 1),
+                f128_terms_marginals(&L, (u128 *)FWD(pos), (u128 *)BWD(pos + 1),
                                      terms[pos], n_terms[pos], free_of[pos], dim_of, n_slots, r, buf,
                                      0);
                 for (Py_ssize_t k = 0; k < width; k++) {
@@ -986,26 +994,28 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
                     o[width + k] = (uint64_t)(r[k] >> 64);
                 }
             } else {
-                table_marginals(&L, TABLE(forward, pos), &fbox[pos], TABLE(backward, pos + 1),
+                table_marginals(&L, FWD(pos), &fbox[pos], BWD(pos + 1),
                                 &bbox[pos + 1], &polys[pos], card_slot, width, 1, rest, o);
             }
         } else {
             uint64_t *r = rest;
             if (terms[pos]) {
                 uint64_t *buf[6] = SCRATCH(uint64_t);
-                f64_terms_marginals(&L, (uint64_t *)TABLE(forward, pos),
-                                    (uint64_t *)TABLE(backward, pos + 1), terms[pos], n_terms[pos],
+                f64_terms_marginals(&L, (uint64_t *)FWD(pos),
+                                    (uint64_t *)BWD(pos + 1), terms[pos], n_terms[pos],
                                     free_of[pos], dim_of, n_slots, r, buf, 0);
                 for (Py_ssize_t k = 0; k < width; k++) o[k] = r[k];
             } else {
-                table_marginals(&L, TABLE(forward, pos), &fbox[pos], TABLE(backward, pos + 1),
+                table_marginals(&L, FWD(pos), &fbox[pos], BWD(pos + 1),
                                 &bbox[pos + 1], &polys[pos], card_slot, width, 0, rest, o);
             }
         }
     }
     if (keep_backward) memcpy(back_buf.view.buf, backward, elem * (size_t)L.size * ((size_t)n + 1));
-    result = count_at_cap(TABLE(forward, n), &L, wide);
+    result = count_at_cap(FWD(n), &L, wide);
 #undef SCRATCH
+#undef FWD
+#undef BWD
 #undef TABLE
 done:
     if (bufs)
@@ -1049,6 +1059,7 @@ done:
 #define SP_EMPTY UINT64_MAX
 
 typedef struct {
+    int64_t limit;  /* states in one map at most (more: the run gives up) */
     uint64_t guard; /* the top bit of every field */
     uint64_t unit;  /* the packed state 0 (the biases) */
     uint64_t fullc; /* fullc - packed(x) = packed(cap - x) */
@@ -1108,16 +1119,17 @@ static inline int64_t sp_hash(uint64_t key, int shift) {
     } NAME##_entry;                                                                      \
     typedef struct {                                                                     \
         NAME##_entry *e;                                                                 \
-        int64_t n, mask;                                                                 \
+        int64_t n, mask, limit; /* limit: more states, and the run gives up */           \
         int shift;                                                                       \
     } NAME##_map;                                                                        \
                                                                                          \
-    static int NAME##_map_init(NAME##_map *m, int64_t expect) {                          \
+    static int NAME##_map_init(NAME##_map *m, int64_t expect, int64_t limit) {           \
         int64_t size = 16;                                                               \
         int lg = 4;                                                                      \
         while (size < 2 * expect && lg < 40) size <<= 1, lg++;                           \
         m->e = malloc(sizeof(NAME##_entry) * (size_t)size);                              \
         m->n = 0;                                                                        \
+        m->limit = limit;                                                                \
         m->mask = size - 1;                                                              \
         m->shift = 64 - lg;                                                              \
         if (!m->e) return -1;                                                            \
@@ -1133,7 +1145,8 @@ static inline int64_t sp_hash(uint64_t key, int shift) {
                                                                                          \
     static int NAME##_map_grow(NAME##_map *m) {                                          \
         NAME##_map bigger;                                                               \
-        if (NAME##_map_init(&bigger, m->mask + 1) < 0) return -1;                        \
+        if (m->n > m->limit) return 1;                                                   \
+        if (NAME##_map_init(&bigger, m->mask + 1, m->limit) < 0) return -1;              \
         for (int64_t i = 0; i <= m->mask; i++) {                                         \
             uint64_t key = m->e[i].key;                                                  \
             if (key == SP_EMPTY) continue;                                               \
@@ -1193,7 +1206,8 @@ static inline int64_t sp_hash(uint64_t key, int shift) {
             for (Py_ssize_t t = 0; t < k; t++) {                                         \
                 if (t + SP_AHEAD < k)                                                    \
                     __builtin_prefetch(&out->e[sp_hash(fit[t + SP_AHEAD], out->shift)], 1); \
-                if (NAME##_map_add(out, fit[t], x * (T)f->weights[which[t]]) < 0) return -1; \
+                int r = NAME##_map_add(out, fit[t], x * (T)f->weights[which[t]]);        \
+                if (r) return r;                                                         \
             }                                                                            \
         }                                                                                \
         return 0;                                                                        \
@@ -1229,27 +1243,28 @@ static inline int64_t sp_hash(uint64_t key, int shift) {
     }                                                                                    \
                                                                                          \
     /* out = a times families order[0..k-1] (a NULL: the unit state); 1 when that would  \
-     * exceed the budget. */                                                             \
+     * exceed the budget or a map its limit. */                                          \
     static int NAME##_product(const NAME##_map *a, const SpFamily *fams, const int *order, \
                               int k, const Packing *pk, uint64_t *fit, int32_t *which,   \
                               int64_t *work, int64_t budget, NAME##_map *out) {          \
         NAME##_map cur = {0};                                                            \
-        if (NAME##_map_init(&cur, a ? a->n : 1) < 0) return -1;                          \
+        if (NAME##_map_init(&cur, a ? a->n : 1, pk->limit) < 0) return -1;              \
+        int r = 0;                                                                       \
         if (a) {                                                                         \
-            for (int64_t i = 0; i <= a->mask; i++)                                       \
-                if (a->e[i].key != SP_EMPTY && NAME##_map_add(&cur, a->e[i].key, a->e[i].val) < 0) { \
-                    NAME##_map_free(&cur);                                               \
-                    return -1;                                                           \
-                }                                                                        \
-        } else if (NAME##_map_add(&cur, pk->unit, 1) < 0) {                              \
+            for (int64_t i = 0; i <= a->mask && r == 0; i++)                             \
+                if (a->e[i].key != SP_EMPTY) r = NAME##_map_add(&cur, a->e[i].key, a->e[i].val); \
+        } else {                                                                         \
+            r = NAME##_map_add(&cur, pk->unit, 1);                                       \
+        }                                                                                \
+        if (r) {                                                                         \
             NAME##_map_free(&cur);                                                       \
-            return -1;                                                                   \
+            return r;                                                                    \
         }                                                                                \
         for (int i = 0; i < k; i++) {                                                    \
             const SpFamily *f = &fams[order[i]];                                         \
             *work += cur.n * f->m;                                                       \
             NAME##_map next;                                                             \
-            int r = *work > budget ? 1 : NAME##_map_init(&next, cur.n * 2);              \
+            r = *work > budget ? 1 : NAME##_map_init(&next, cur.n * 2, pk->limit);       \
             if (r == 0) {                                                                \
                 r = NAME##_expand(&cur, f, pk->guard, fit, which, &next);                \
                 NAME##_map_free(&cur);                                                   \
@@ -1342,20 +1357,20 @@ static inline int64_t sp_hash(uint64_t key, int shift) {
 DEFINE_SPARSE(uint64_t, s64)
 DEFINE_SPARSE(u128, s128)
 
-/* sparse(cap, polys, wanted, wide, budget) -> count, or None
+/* sparse(cap, polys, wanted, wide, budget, max_states) -> count, or None
  *
  * programme() without backward tables, on maps of the reachable states: the same
  * count and the same origin counts of the wanted families (position, card_slot, out,
  * as programme() takes them, at most one per position), or None where the states do
- * not pack into 63 bits or the work would exceed budget (in units of one state times
- * one use vector).
+ * not pack into 63 bits, the work would exceed budget (in units of one state times
+ * one use vector) or a map more than max_states states.
  */
 static PyObject *sparse(PyObject *self, PyObject *args) {
     PyObject *cap_obj, *polys_obj, *wanted_obj;
     int wide;
-    long long budget;
-    if (!PyArg_ParseTuple(args, "O!O!O!pL", &PyTuple_Type, &cap_obj, &PyList_Type, &polys_obj,
-                          &PyList_Type, &wanted_obj, &wide, &budget))
+    long long budget, max_states;
+    if (!PyArg_ParseTuple(args, "O!O!O!pLL", &PyTuple_Type, &cap_obj, &PyList_Type, &polys_obj,
+                          &PyList_Type, &wanted_obj, &wide, &budget, &max_states))
         return NULL;
     Layout L;
     if (parse_caps(cap_obj, &L, 0) < 0) return NULL;
@@ -1363,6 +1378,7 @@ static PyObject *sparse(PyObject *self, PyObject *args) {
     Py_ssize_t n = PyList_GET_SIZE(polys_obj);
     Py_ssize_t n_wanted = PyList_GET_SIZE(wanted_obj);
     if (make_packing(&L, &pk) < 0 || n < 2 || n > (1 << 20)) Py_RETURN_NONE;
+    pk.limit = max_states;
     SpFamily *fams = calloc((size_t)n, sizeof(SpFamily));
     Buf *bufs = calloc(2 * (size_t)n + 2 * (size_t)n_wanted, sizeof(Buf));
     int *order = calloc(4 * (size_t)n, sizeof(int));
@@ -2467,8 +2483,9 @@ static PyMethodDef methods[] = {
      "factored(cap, dim_of, families, wanted, wide, backward_out[, modulus]) -> count: programme() with "
      "families given as sums of products of one linear form per card, where that is faster."},
     {"sparse", sparse, METH_VARARGS,
-     "sparse(cap, polys, wanted, wide, budget) -> count or None: programme() on maps of the "
-     "reachable states, or None where that would take more than budget."},
+     "sparse(cap, polys, wanted, wide, budget, max_states) -> count or None: programme() on "
+     "maps of the reachable states, or None where that would take more than budget or "
+     "max_states states in a map."},
     {"family_table", family_table, METH_VARARGS,
      "family_table(options, clauses, free, dim_of, n_dims, n_slots) -> (vectors, weights, "
      "card_slot) bytes, or None: one family's polynomial."},

@@ -20,6 +20,7 @@ def sparse(
     wanted: Sequence[tuple[int, Any, Any]],
     wide: bool,
     budget: int,
+    max_states: int,
 ) -> int | None: ...
 def factored(
     cap: tuple[int, ...],

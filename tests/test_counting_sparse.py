@@ -130,35 +130,59 @@ def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> Non
     assert (origins == dense[1]).all()
 
 
+def test_maps_beyond_their_limit_give_up(monkeypatch) -> None:
+    """A state limit below what the position reaches: None, and the dense tables answer."""
+    game = _fish_game(4, 3, 18, 3)
+    history = public_history(game)
+    viewers = viewer_infos(game, 1)
+    counter = WorldCounter(history, viewers)
+    polys = [(t.vectors, t.weights) for t in counter.tables]
+    wide = counter.bound >= 1 << 63
+    exact = counting._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 1 << 40)
+    assert exact == counter.count
+    assert counting._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 100) is None
+    monkeypatch.setattr(counting, "_SPARSE_DENSITY", 1 << 40)  # a limit of 0 states
+    spy = _Spy(monkeypatch)
+    assert WorldCounter(history, viewers).count == counter.count
+    assert spy.results and all(r is None for r in spy.results)
+
+
 def test_states_beyond_63_bits_are_left_to_the_dense_tables() -> None:
     """32 dimensions of capacity 1 take 64 bits packed (a guard bit each): None."""
     cap = (1,) * 32
     vectors = np.eye(32, dtype=np.int64)
     weights = np.ones(32, dtype=np.int64)
     polys = [(vectors, weights), (vectors, weights)]
-    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40) is None
+    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) is None
     # 31 of them fit: two families of one unit vector each fill two of 31 slots only.
     cap = (1,) * 31
     vectors = np.eye(31, dtype=np.int64)
     weights = np.ones(31, dtype=np.int64)
     polys = [(vectors, weights), (vectors, weights)]
-    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40) == 0
+    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 0
     cap = (1, 1)
     vectors = np.eye(2, dtype=np.int64)
     polys = [(vectors, np.ones(2, dtype=np.int64))] * 2
-    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40) == 2  # either order
+    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 2  # either order
 
 
 def test_the_kernel_refuses_malformed_calls() -> None:
     vectors = np.zeros((1, 2), dtype=np.int64)
     weights = np.ones(1, dtype=np.int64)
     with pytest.raises(ValueError, match="polys"):
-        counting._kernel.sparse((1, 1), [(vectors,), (vectors, weights)], [], False, 100)
+        counting._kernel.sparse((1, 1), [(vectors,), (vectors, weights)], [], False, 100, 100)
     with pytest.raises(ValueError, match="wanted"):
-        counting._kernel.sparse((1, 1), [(vectors, weights)] * 2, [(5, None, None)], False, 100)
+        counting._kernel.sparse(
+            (1, 1), [(vectors, weights)] * 2, [(5, None, None)], False, 100, 100
+        )
     out = np.zeros(1, dtype=np.int64)
     card_slot = np.zeros(1, dtype=np.int64)
     with pytest.raises(ValueError, match="wanted"):
         counting._kernel.sparse(
-            (1, 1), [(vectors, weights)] * 2, [(0, card_slot, out), (0, card_slot, out)], False, 9
+            (1, 1),
+            [(vectors, weights)] * 2,
+            [(0, card_slot, out), (0, card_slot, out)],
+            False,
+            9,
+            9,
         )

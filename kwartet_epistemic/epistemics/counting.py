@@ -100,6 +100,7 @@ reached, and the maps are 20 to 50 times faster; the answers are the same."""
 _SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
 _SPARSE_SHARE = 10  # its budget: this share of the dense work (see WorldCounter._run_sparse)
 _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
+_SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entries
 _FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
 _EAGER_SIZE = 1 << 16  # larger tables with draws: ``marginals=True`` waits for first use
@@ -998,11 +999,14 @@ class WorldCounter:
         The budget is a tenth of the dense tables' work: their size times, per family,
         its passes (the fewer of its use vectors and, with draws, its factored form's
         passes; without draws at most :data:`_SPARSE_PASSES`), twice that for marginals.
-        Where it runs out, the dense tables lose at most about a fifth of their time."""
+        Where it runs out, the dense tables lose at most about a fifth of their time.  A
+        map holds at most half the dense table's entries (a state takes about four times
+        an entry's memory, and a few maps live at a time where the dense programme keeps
+        a table per family): the maps never take more memory than the dense tables."""
         assert _kernel is not None
         if USE_SPARSE is False or (USE_SPARSE is None and size < _SPARSE_MIN_SIZE):
             return None
-        budget = 1 << 62
+        budget, max_states = 1 << 62, size
         if USE_SPARSE is None:
             draws = self._many_draws()
             passes = 0
@@ -1011,8 +1015,9 @@ class WorldCounter:
                 cost = min(len(table.weights), form[2] if form else _SPARSE_PASSES)
                 passes += cost
             budget = size * passes * (2 if requests else 1) // _SPARSE_SHARE
+            max_states = size // _SPARSE_DENSITY
         polys = [(t.vectors, t.weights) for t in tables]
-        count: int | None = _kernel.sparse(self.cap, polys, requests, wide, budget)
+        count: int | None = _kernel.sparse(self.cap, polys, requests, wide, budget, max_states)
         return count
 
     def _many_draws(self) -> bool:

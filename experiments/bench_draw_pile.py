@@ -11,10 +11,12 @@ Then ``--agent-games`` whole fish games of four ``knowledge`` agents (4 players 
 cards each, seeds 0, 1, ...): each agent decides from its own exact view, whose tables
 have a dimension for every draw the others made; per game, the CPU time, the number of
 asks and the slowest decision.  With ``--dense`` the counting engine keeps its dense
-tables (``counting.USE_SPARSE = False``), for comparison with the sparse programme.
+tables (``counting.USE_SPARSE = False``), for comparison with the sparse programme; with
+``--out DIR`` the games are played both ways and the figures the paper quotes go to
+``DIR/bench_draw_pile_numbers.tex``.
 
 Run: ``python experiments/bench_draw_pile.py [--draws 10] [--seed 1] [--players 4]
-[--deck piquet|standard] [--give-up SECONDS] [--agent-games 6] [--dense]``
+[--deck piquet|standard] [--give-up SECONDS] [--agent-games 6] [--dense] [--out DIR]``
 (``--give-up``: stop after the first event slower than that).
 """
 
@@ -22,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -32,6 +36,10 @@ from kwartet_epistemic.epistemics import counting
 from kwartet_epistemic.epistemics.counting import kernel_available
 from kwartet_epistemic.events import Drew
 from kwartet_epistemic.tournament import play_game
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _latex  # noqa: E402
 
 
 def main() -> None:
@@ -44,6 +52,7 @@ def main() -> None:
     parser.add_argument("--give-up", type=float, default=float("inf"), metavar="SECONDS")
     parser.add_argument("--agent-games", type=int, default=6, metavar="N")
     parser.add_argument("--dense", action="store_true", help="no sparse programme")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR")
     args = parser.parse_args()
     if args.dense:
         counting.USE_SPARSE = False
@@ -77,12 +86,30 @@ def main() -> None:
             break
     report(draws)
     print(f"public worlds at the end: {count} ({int(count).bit_length()} bits)")
-    if args.agent_games:
-        agent_games(args.agent_games)
+    if not args.agent_games:
+        return
+    total, slowest = agent_games(args.agent_games)
+    if args.out:
+        counting.USE_SPARSE = False
+        print("\nthe same with the dense tables only")
+        dense_total, dense_slowest = agent_games(args.agent_games)
+        counting.USE_SPARSE = None
+        numbers = {
+            "kwDrawPileAgentGames": str(args.agent_games),
+            "kwDrawPileAgentCpu": _latex.fmt(total, 1),
+            "kwDrawPileAgentDenseCpu": _latex.fmt(dense_total, 1),
+            "kwDrawPileAgentSlowest": _latex.fmt(slowest, 2),
+            "kwDrawPileAgentDenseSlowest": _latex.fmt(dense_slowest, 1),
+        }
+        args.out.mkdir(parents=True, exist_ok=True)
+        _latex.write_numbers(
+            args.out / "bench_draw_pile_numbers.tex", "experiments/bench_draw_pile.py", numbers
+        )
 
 
-def agent_games(n: int) -> None:
-    """Whole fish games of four knowledge agents: CPU time, asks, slowest decision."""
+def agent_games(n: int) -> tuple[float, float]:
+    """Whole fish games of four knowledge agents, each printed with its CPU time, asks and
+    slowest decision; returns the total CPU time and the slowest decision (seconds)."""
     slowest = [0.0]
     make_player = agent_module.make_player
 
@@ -103,7 +130,7 @@ def agent_games(n: int) -> None:
     rules = kw.RuleSet.preset("fish").replace(cards_each=3)
     print(f"\n{n} fish games of four knowledge agents (32 cards, 3 cards each)")
     print(f"{'seed':>4}  {'CPU (s)':>8}  {'asks':>4}  {'slowest decision (ms)':>21}", flush=True)
-    total = 0.0
+    total = worst = 0.0
     try:
         for seed in range(n):
             slowest[0] = 0.0
@@ -111,6 +138,7 @@ def agent_games(n: int) -> None:
             result = play_game(["knowledge"] * 4, seed=seed, rules=rules)
             spent = time.process_time() - start
             total += spent
+            worst = max(worst, slowest[0])
             print(
                 f"{seed:>4}  {spent:>8.2f}  {result.asks:>4}  {1000 * slowest[0]:>21.1f}",
                 flush=True,
@@ -118,6 +146,7 @@ def agent_games(n: int) -> None:
     finally:
         agent_module.make_player = make_player
     print(f"all {n} games: {total:.1f} s CPU; load average {os.getloadavg()[0]:.2f}")
+    return total, worst
 
 
 if __name__ == "__main__":

@@ -1108,6 +1108,20 @@ typedef struct {
 
 static inline int bit_length(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 
+/* The states key + v_j that fit (no guard bit set) into fit, their j into which; how
+ * many.  Branch-free: most do not fit. */
+static inline Py_ssize_t sp_fits(uint64_t key, const SpFamily *f, uint64_t guard, uint64_t *fit,
+                                 int32_t *which) {
+    Py_ssize_t k = 0;
+    for (Py_ssize_t j = 0; j < f->m; j++) {
+        uint64_t next = key + f->raw[j];
+        fit[k] = next;
+        which[k] = (int32_t)j;
+        k += (next & guard) == 0;
+    }
+    return k;
+}
+
 static inline int64_t sp_hash(uint64_t key, int shift) {
     return (int64_t)((key * 0x9E3779B97F4A7C15ULL) >> shift);
 }
@@ -1196,13 +1210,7 @@ static inline int64_t sp_hash(uint64_t key, int shift) {
             uint64_t key = a->e[i].key;                                                  \
             T x = a->e[i].val;                                                           \
             if (key == SP_EMPTY || x == 0) continue;                                     \
-            Py_ssize_t k = 0;                                                            \
-            for (Py_ssize_t j = 0; j < f->m; j++) {                                      \
-                uint64_t next = key + f->raw[j];                                         \
-                fit[k] = next;                                                           \
-                which[k] = (int32_t)j;                                                   \
-                k += (next & guard) == 0;                                                \
-            }                                                                            \
+            Py_ssize_t k = sp_fits(key, f, guard, fit, which);                           \
             for (Py_ssize_t t = 0; t < k; t++) {                                         \
                 if (t + SP_AHEAD < k)                                                    \
                     __builtin_prefetch(&out->e[sp_hash(fit[t + SP_AHEAD], out->shift)], 1); \
@@ -1226,17 +1234,11 @@ static inline int64_t sp_hash(uint64_t key, int shift) {
             uint64_t key = a->e[i].key;                                                  \
             T x = a->e[i].val;                                                           \
             if (key == SP_EMPTY || x == 0) continue;                                     \
-            Py_ssize_t k = 0;                                                            \
-            for (Py_ssize_t j = 0; j < f->m; j++) {                                      \
-                uint64_t next = key + f->raw[j];                                         \
-                fit[k] = pk->fullc - next;                                               \
-                which[k] = (int32_t)j;                                                   \
-                k += (next & pk->guard) == 0;                                            \
-            }                                                                            \
+            Py_ssize_t k = sp_fits(key, f, pk->guard, fit, which);                       \
             for (Py_ssize_t t = 0; t < k; t++) {                                         \
                 if (t + SP_AHEAD < k)                                                    \
-                    __builtin_prefetch(&b->e[sp_hash(fit[t + SP_AHEAD], b->shift)], 0);  \
-                const T *y = NAME##_map_get(b, fit[t]);                                  \
+                    __builtin_prefetch(&b->e[sp_hash(pk->fullc - fit[t + SP_AHEAD], b->shift)], 0); \
+                const T *y = NAME##_map_get(b, pk->fullc - fit[t]);                      \
                 if (y) rest[which[t]] += x * *y;                                         \
             }                                                                            \
         }                                                                                \

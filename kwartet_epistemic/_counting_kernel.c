@@ -1040,20 +1040,22 @@ done:
 /* ----- sparse programme: tables as maps of their nonzero entries ----------------- *
  *
  * Where few of the tables' entries can be reached (a player's own view of a
- * draw-pile game: tens of thousands of millions), the programme keeps each table as
+ * draw-pile game after many draws: a few percent), the programme keeps each table as
  * a hash map from a state to its count.  A state is packed into 64 bits, each
  * dimension in a field one bit wider than its capacity needs, stored with a bias that
  * puts the capacity just below the field's top bit: adding a use vector (unbiased) to
  * a state overflows a capacity exactly where it sets a field's top bit, its guard.
- * The families are split into two sides (greedily, balancing the logarithms of their
- * numbers of use vectors), each side's product built from its smallest family up, and
- * the two are joined on complementary states: for a family J between the sides,
- * rest[j] = sum_a A[a] B[cap - a - v_j] is the rest of programme() and the count is
- * sum_j w_j rest[j].  With wanted families, they are that join, one after the other:
- * prefix products through them on one side, suffix products on the other.  The work
- * is counted (one unit per state and use vector tried) and the call gives up before it
- * would exceed its budget, returning None: the dense programme then runs.  Counts are
- * modulo 2^64 or 2^128, as programme()'s.
+ * The families are split into two sides (greedily, balancing the sums of the bit
+ * lengths of their numbers of use vectors), each side's product built from its
+ * smallest family up, and the two are joined on complementary states: for a family J
+ * between the sides, rest[j] = sum_a A[a] B[cap - a - v_j] is the rest of programme()
+ * and the count is sum_j w_j rest[j].  With wanted families, each is J in turn, the
+ * other wanted ones multiplying the smaller side (beyond SP_LEAVE_OUT of them: prefix
+ * products through them on the smaller side, suffix products on the larger).  The
+ * work is counted (one unit per state and use vector tried) and the call gives up
+ * before it would exceed its budget, or when a map would hold more than its limit of
+ * states, returning None: the dense programme then runs.  Counts are modulo 2^64 or
+ * 2^128, as programme()'s.
  */
 
 #define SP_EMPTY UINT64_MAX
@@ -1070,6 +1072,7 @@ static int make_packing(const Layout *L, Packing *pk) {
     int bit = 0;
     pk->guard = pk->unit = pk->fullc = 0;
     for (int d = 0; d < L->D; d++) {
+        if (L->cap[d] > ((int64_t)1 << 40)) return -1;
         int b = 1; /* field width: 2^(b-1) > cap */
         while (((int64_t)1 << (b - 1)) <= L->cap[d]) b++;
         if (bit + b > 63) return -1;
@@ -1088,7 +1091,6 @@ typedef struct {
     uint64_t *raw; /* packed use vectors (unbiased); the guard for one beyond the caps */
     const int64_t *weights;
 } SpFamily;
-
 
 typedef struct {
     const int64_t *card_slot; /* NULL: not wanted */

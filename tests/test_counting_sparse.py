@@ -2,8 +2,8 @@
 of their reachable states) against the dense tables: the same count and the same origin
 counts on random positions of every rule variant, 3-6 players and 12-32 cards, seen by
 nobody, one player or two pooling, in 64- and 128-bit arithmetic; the players' own views
-of draw-pile games it is for; and its giving up (over budget, states that do not pack
-into 63 bits), after which the dense tables answer."""
+of draw-pile games it is for; and its giving up (over budget, beyond its limit of states
+in a map, states that do not pack into 63 bits), after which the dense tables answer."""
 
 from __future__ import annotations
 

@@ -95,8 +95,8 @@ USE_SPARSE: bool | None = None
 (``sparse`` in the kernel): None (the default) tries it on large tables and falls back
 to the dense tables when the maps would take longer than a budget in proportion to
 the dense tables' work; True tries it on every table without a budget; False never.
-Where a player sees a draw-pile game, a few thousand of millions of entries can be
-reached, and the maps are 20 to 50 times faster; the answers are the same."""
+Where a player sees a draw-pile game after many draws, a few percent of the entries can
+be reached, and the maps are up to tens of times faster; the answers are the same."""
 _SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
 _SPARSE_SHARE = 10  # its budget: this share of the dense work (see WorldCounter._run_sparse)
 _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
@@ -959,7 +959,7 @@ class WorldCounter:
         size = math.prod(c + 1 for c in self.cap)
         if keep_backward:
             backward = np.empty((len(tables) + 1) * size, dtype=np.int64)
-        count = None if keep_backward else self._run_sparse(tables, requests, wide, size)
+        count = None if keep_backward else self._run_sparse(tables, polys, requests, wide, size)
         if count is None:
             plan = self._factored_plan(tables)
             if plan is None:
@@ -991,7 +991,12 @@ class WorldCounter:
         return int(count)
 
     def _run_sparse(
-        self, tables: list[FamilyPoly], requests: list[Any], wide: bool, size: int
+        self,
+        tables: list[FamilyPoly],
+        polys: list[tuple[np.ndarray, np.ndarray]],
+        requests: list[Any],
+        wide: bool,
+        size: int,
     ) -> int | None:
         """The programme on maps of the reachable states (see :data:`USE_SPARSE`), or None
         where it is not tried or would take longer than the dense tables.
@@ -1002,7 +1007,8 @@ class WorldCounter:
         Where it runs out, the dense tables lose at most about a fifth of their time.  A
         map holds at most half the dense table's entries (a state takes about four times
         an entry's memory, and a few maps live at a time where the dense programme keeps
-        a table per family): the maps never take more memory than the dense tables."""
+        ten tables or more): the maps take about as much memory as the dense tables at
+        most."""
         assert _kernel is not None
         if USE_SPARSE is False or (USE_SPARSE is None and size < _SPARSE_MIN_SIZE):
             return None
@@ -1012,11 +1018,9 @@ class WorldCounter:
             passes = 0
             for table in tables:
                 form = table.factored if draws else None
-                cost = min(len(table.weights), form[2] if form else _SPARSE_PASSES)
-                passes += cost
+                passes += min(len(table.weights), form[2] if form else _SPARSE_PASSES)
             budget = size * passes * (2 if requests else 1) // _SPARSE_SHARE
             max_states = size // _SPARSE_DENSITY
-        polys = [(t.vectors, t.weights) for t in tables]
         count: int | None = _kernel.sparse(self.cap, polys, requests, wide, budget, max_states)
         return count
 

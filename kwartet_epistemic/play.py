@@ -169,6 +169,10 @@ def _percent(p: float) -> str:
 
 # ----- what one seat learns ------------------------------------------------------------
 
+PUBLIC_DRAWS = 7
+"""With a draw pile, the tutor counts the public worlds while at most this many cards
+have been drawn (beyond, each public count takes seconds)."""
+
 
 class Tutor:
     """Follows a game from the seat of ``you``: after each move the :class:`Moment` of
@@ -177,6 +181,12 @@ class Tutor:
 
     Only questions ``you`` could answer from their own seat are asked of the epistemic
     state, except :meth:`world_counts`, which gives every player's own count.
+
+    With a draw pile, "you can be sure P knows" is taken from what the public record
+    fixes (while at most :data:`PUBLIC_DRAWS` cards have been drawn; then from what it
+    fixed then, as a place once known changes only in public): the nested query itself
+    would need the symbolic engine, minutes per move after a few draws.  So in those
+    games the tutor may say less than the players know, never more.
 
     >>> import kwartet_epistemic as kw
     >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
@@ -195,10 +205,18 @@ class Tutor:
         self.game, self.you = game, you
         self.seat = game.players.index(you)
         self.state = knowledge(game)
-        self.count_public = not game.rules.draw_pile  # public counts with draws are slow
+        self.draw_pile = game.rules.draw_pile
         self.moments: list[Moment] = [self._moment(None)]
         n = len(game.players)
         self._settled = np.where(self.moments[0].known, 0, -1).reshape(n, len(game.deck))
+
+    def counts_public(self) -> bool:
+        """Whether the public worlds are counted now: always without a draw pile, with
+        one while at most :data:`PUBLIC_DRAWS` cards have been drawn (beyond, each
+        public count takes seconds)."""
+        if not self.draw_pile:
+            return True
+        return sum(isinstance(e, Drew) for e in self.game.record) <= PUBLIC_DRAWS
 
     @property
     def step(self) -> int:
@@ -220,7 +238,7 @@ class Tutor:
         counts = state.location_counts(self.you)
         mine = exposed | np.array([max(int(x) for x in row) == total for row in counts])
         public = exposed.copy()
-        if self.count_public:
+        if self.counts_public():
             public_total = state.count_worlds()
             public |= np.array(
                 [max(int(x) for x in row) == public_total for row in state.location_counts()]
@@ -239,9 +257,12 @@ class Tutor:
                         previous is not None
                         and previous.known[seat, c]
                         and int(previous.holder[c]) == h
-                        and not game.rules.draw_pile
                     ):
-                        known[seat, c] = True  # a place, once known, changes only in public
+                        # A place, once known, changes only in public (a card in a hand
+                        # is never drawn).
+                        known[seat, c] = True
+                    elif self.draw_pile:
+                        known[seat, c] = False  # not public (see the class docstring)
                     elif state.knows_location(player, deck.cards[c]) is None:
                         # A shortcut only: what `you` can be sure of is true, so where the
                         # player does not know it (a fast count) the nested query is False.
@@ -511,7 +532,7 @@ class Session:
             return
         counts = self.tutor.world_counts()
         rows = [(f"{p} (you)" if p == self.human else p, n) for p, n in counts.items()]
-        if self.tutor.count_public:
+        if self.tutor.counts_public():
             rows.append(("public record", self.tutor.state.count_worlds()))
         pad = max(len(name) for name, _ in rows)
         width = max(len(f"{n:,}") for _, n in rows)

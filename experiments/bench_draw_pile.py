@@ -54,6 +54,8 @@ def main() -> None:
     parser.add_argument("--dense", action="store_true", help="no sparse programme")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR")
     args = parser.parse_args()
+    if args.dense and args.out:
+        parser.error("--out plays the agent games both ways already: leave out --dense")
     if args.dense:
         counting.USE_SPARSE = False
     print(f"load average {os.getloadavg()[0]:.2f}; kernel {kernel_available()}")

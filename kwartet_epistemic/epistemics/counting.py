@@ -638,6 +638,7 @@ class WorldCounter:
         dim_key = tuple(dim_of)
         self._dim_key = dim_key
         self.cap: tuple[int, ...] = tuple(cap) or (0,)
+        self._size = math.prod(c + 1 for c in self.cap)  # entries of a dense table
         tables_list: list[FamilyPoly] = []
         table_families: list[int] = []
         self.tables = tables_list
@@ -679,11 +680,7 @@ class WorldCounter:
             self.programme_count = 0
         elif (
             marginals
-            and (
-                marginals is not True
-                or not self._many_draws()
-                or math.prod(c + 1 for c in self.cap) <= _EAGER_SIZE
-            )
+            and (marginals is not True or not self._many_draws() or self._size <= _EAGER_SIZE)
             and (all_dead or not history.game_goes_on_with_dead_cards())
             and not history.stuck_twins()
         ):
@@ -956,10 +953,9 @@ class WorldCounter:
                 outputs.append(out)
                 requests.append((position, table.card_slot, out))
         backward = None
-        size = math.prod(c + 1 for c in self.cap)
         if keep_backward:
-            backward = np.empty((len(tables) + 1) * size, dtype=np.int64)
-        count = None if keep_backward else self._run_sparse(tables, polys, requests, wide, size)
+            backward = np.empty((len(tables) + 1) * self._size, dtype=np.int64)
+        count = None if keep_backward else self._run_sparse(tables, polys, requests, wide)
         if count is None:
             plan = self._factored_plan(tables)
             if plan is None:
@@ -996,7 +992,6 @@ class WorldCounter:
         polys: list[tuple[np.ndarray, np.ndarray]],
         requests: list[Any],
         wide: bool,
-        size: int,
     ) -> int | None:
         """The programme on maps of the reachable states (see :data:`USE_SPARSE`), or None
         where it is not tried or would take longer than the dense tables.
@@ -1010,6 +1005,7 @@ class WorldCounter:
         ten tables or more): the maps take about as much memory as the dense tables at
         most."""
         assert _kernel is not None
+        size = self._size
         if USE_SPARSE is False or (USE_SPARSE is None and size < _SPARSE_MIN_SIZE):
             return None
         budget, max_states = 1 << 62, size
@@ -1038,8 +1034,7 @@ class WorldCounter:
         None for no factored form at all (see :data:`USE_FACTORED`)."""
         if USE_FACTORED is False:
             return None
-        size = math.prod(c + 1 for c in self.cap)
-        if USE_FACTORED is None and (size < _FACTOR_MIN_SIZE or not self._many_draws()):
+        if USE_FACTORED is None and (self._size < _FACTOR_MIN_SIZE or not self._many_draws()):
             return None
         plan: list[tuple[int, np.ndarray, np.ndarray] | None] = []
         for table in tables:

@@ -221,6 +221,17 @@ static void release(Buf *b) {
     b->held = 0;
 }
 
+/* A use-vector table (vectors, weights) into p (m terms of D dimensions), its buffers
+ * held in b[0] (vectors) and b[1] (weights). */
+static int get_table(PyObject *vectors, PyObject *weights, int D, Buf *b, Poly *p) {
+    if (get_buffer(weights, &b[1], 0, 0, "weights") < 0) return -1;
+    p->m = b[1].view.len / 8;
+    if (get_buffer(vectors, &b[0], 0, p->m * D, "vectors") < 0) return -1;
+    p->vectors = b[0].view.buf;
+    p->weights = b[1].view.buf;
+    return 0;
+}
+
 /* The row-major layout of the tables for the capacities in cap_obj (a tuple); with
  * dense 0 the capacities only (no strides, no size: the sparse programme's). */
 static int parse_caps(PyObject *cap_obj, Layout *L, int dense) {
@@ -857,13 +868,8 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
             poly_bounds(&L, &polys[f]);
             polys[f].m = 0; /* not a table: the terms are multiplied */
         } else {
-            if (get_buffer(PyTuple_GET_ITEM(item, 1), &bufs[2 * f + 1], 0, 0, "weights") < 0)
+            if (get_table(first, PyTuple_GET_ITEM(item, 1), L.D, &bufs[2 * f], &polys[f]) < 0)
                 goto done;
-            Py_ssize_t m = bufs[2 * f + 1].view.len / 8;
-            if (get_buffer(first, &bufs[2 * f], 0, m * L.D, "vectors") < 0) goto done;
-            polys[f].m = m;
-            polys[f].vectors = bufs[2 * f].view.buf;
-            polys[f].weights = bufs[2 * f + 1].view.buf;
             poly_bounds(&L, &polys[f]);
         }
     }
@@ -1403,14 +1409,14 @@ static PyObject *sparse(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "polys: expected (vectors, weights) pairs");
             goto done;
         }
-        if (get_buffer(PyTuple_GET_ITEM(item, 1), &bufs[2 * f + 1], 0, 0, "weights") < 0)
+        Poly table;
+        if (get_table(PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1), L.D, &bufs[2 * f],
+                      &table) < 0)
             goto done;
-        Py_ssize_t m = bufs[2 * f + 1].view.len / 8;
-        if (get_buffer(PyTuple_GET_ITEM(item, 0), &bufs[2 * f], 0, m * L.D, "vectors") < 0)
-            goto done;
-        const int64_t *v = bufs[2 * f].view.buf;
+        Py_ssize_t m = table.m;
+        const int64_t *v = table.vectors;
         fams[f].m = m;
-        fams[f].weights = bufs[2 * f + 1].view.buf;
+        fams[f].weights = table.weights;
         fams[f].raw = malloc(sizeof(uint64_t) * (size_t)(m ? m : 1));
         if (!fams[f].raw) {
             PyErr_NoMemory();

@@ -357,7 +357,7 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
                           &free_mask, &PyTuple_Type, &dim_obj, &n_dims, &n_slots))
         return NULL;
     if (PyTuple_GET_SIZE(opt_obj) != 4 || n_slots < 1 || n_slots > 62 || n_dims < 0 ||
-        n_dims > MAXD || PyTuple_GET_SIZE(dim_obj) != n_slots) {
+        n_dims > 62 || PyTuple_GET_SIZE(dim_obj) != n_slots) {
         PyErr_SetString(PyExc_ValueError, "family_table: expected 4 options and 1-62 slots");
         return NULL;
     }
@@ -425,7 +425,7 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
                         else ok = hits == 0 || hits == used;
                     }
                     if (!ok) continue;
-                    int64_t use[MAXD] = {0};
+                    int64_t use[64] = {0}; /* one per dimension: at most 62 */
                     for (int i = 0; i < 4; i++)
                         if (free_mask >> i & 1 && dim_of[o[i]] >= 0) use[dim_of[o[i]]]++;
                     /* The vectors met so far, by an open-addressing hash of the whole

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from kwartet_epistemic._cached import cached_property
+from kwartet_epistemic.epistemics._staged import staged_count
 from kwartet_epistemic.epistemics.history import (
     CLAUSE_CODES,
     IGNORED,
@@ -59,7 +60,7 @@ from kwartet_epistemic.epistemics.history import (
     PrivateInfo,
     PublicHistory,
 )
-from kwartet_epistemic.errors import KwartetError
+from kwartet_epistemic.errors import KwartetError, ModelTooLargeError
 
 try:  # the compiled kernel; the NumPy path gives the same answers without it
     from kwartet_epistemic import _counting_kernel as _kernel
@@ -97,6 +98,38 @@ to the dense tables when the maps would take longer than a budget in proportion 
 the dense tables' work; True tries it on every table without a budget; False never.
 Where a player sees a draw-pile game after many draws, a few percent of the entries can
 be reached, and the maps are up to tens of times faster; the answers are the same."""
+USE_STAGED: bool | None = None
+"""Whether a count (no marginals) may run over merged capacity-1 dimensions
+(:mod:`~kwartet_epistemic.epistemics._staged`): draws that no family still to be
+multiplied tells apart are one dimension there.  None (the default) tries it on tables
+of :data:`_STAGED_MIN_SIZE` entries or more, within a budget of work; True always;
+False never.  A lone holder's run of forty draws is counted in a tenth of a second
+there, where the dense tables would need 2^40 entries; the answers are the same."""
+_STAGED_MIN_SIZE = 1 << 20  # smaller tables: the compiled programme is as fast
+_STAGED_MAX_STATES = 1 << 20  # entries of one merged table (a few hundred MB at most)
+_STAGED_SHARE = 1000  # budget: this share of the dense work (an entry of a map is slow)
+_STAGED_MAX_WORK = 1 << 26  # and no more than this many products of entries
+
+
+def _memory_limit() -> int:
+    """The default of :data:`MEMORY_LIMIT`: the environment's ``KWARTET_MEMORY_LIMIT``
+    (bytes) if it is a positive integer, else half the machine's memory (8 GiB where it
+    cannot be read)."""
+    text = os.environ.get("KWARTET_MEMORY_LIMIT", "").strip()
+    if text.isdigit() and len(text) < 20 and int(text) > 0:
+        return int(text)
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - platform
+        return 8 << 30
+
+
+MEMORY_LIMIT: int = _memory_limit()
+"""The most memory (bytes) that the counting programme's tables may take: above it, a
+count or marginal raises :class:`~kwartet_epistemic.errors.ModelTooLargeError` (naming
+the tables' size and this limit) before anything is allocated, instead of running the
+machine out of memory.  Half the machine's memory by default, or the environment's
+``KWARTET_MEMORY_LIMIT`` in bytes."""
 _SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
 _SPARSE_SHARE = 10  # its budget: this share of the dense work (see WorldCounter._run_sparse)
 _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
@@ -789,7 +822,7 @@ class WorldCounter:
         if not (m0 and m1 and m2 and m3):
             return None
         n_dims = len(self.dims)
-        if USE_KERNEL and _kernel is not None and self.n_slots <= 62 and n_dims <= _MAX_KERNEL_DIMS:
+        if USE_KERNEL and _kernel is not None and self.n_slots <= 62:  # (then n_dims < 62)
             # The kernel enumerates at once; simplifying the clauses would cost more.
             coded = history.coded_clauses[f]
             if len(coded) != len(base_clauses):  # clauses edited by hand
@@ -847,6 +880,11 @@ class WorldCounter:
         width = self._width()
         if keep_backward and width != "narrow":
             width = "big"  # sampling reads Python integers from the tables
+        if not wanted and not keep_backward:
+            count = self._run_staged()
+            if count is not None:
+                return count
+        self._check_memory(wanted, width, keep_backward)
         if self._use_kernel(width):
             return self._run_kernel(wanted, width == "wide", keep_backward)
         if (
@@ -863,6 +901,47 @@ class WorldCounter:
             if count is not None:
                 return count
         return self._run_numpy(wanted, width, keep_backward)
+
+    def _run_staged(self) -> int | None:
+        """The count over merged capacity-1 dimensions (see :data:`USE_STAGED`), or None
+        where it is not tried or runs out of its budget: a thousandth of the dense
+        tables' work (an entry of its maps costs about a hundred times an entry of a
+        dense pass), at most :data:`_STAGED_MAX_WORK` products of entries."""
+        if USE_STAGED is False or self.zero:
+            return None
+        size = self._size
+        ones = sum(1 for c in self.cap if c == 1)
+        if USE_STAGED is None and (size < _STAGED_MIN_SIZE or ones < 2):
+            return None
+        work = 1 << 62
+        if USE_STAGED is None:
+            dense = size * sum(min(len(t.weights), _SPARSE_PASSES) for t in self.tables)
+            work = min(dense // _STAGED_SHARE, _STAGED_MAX_WORK)
+        return staged_count(self.tables, self.dims, self.cap, _STAGED_MAX_STATES, work)
+
+    def _check_memory(self, wanted: list[int], width: str, keep_backward: bool) -> None:
+        """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take more
+        than :data:`MEMORY_LIMIT`, before they are allocated."""
+        entry = {"narrow": 8, "wide": 16}.get(width, 48)  # a Python integer and its slot
+        n = len(self.tables)
+        if keep_backward:
+            kept = 2 * n + 8
+        elif wanted:
+            kept = 2 * (n - min(wanted)) + 10
+        else:
+            kept = 10
+        if not self._use_kernel(width):
+            kept = 2 * n + 4  # the NumPy path keeps every forward table
+        need = self._size * entry * kept
+        if need > MEMORY_LIMIT:
+            ones = sum(1 for c in self.cap if c == 1)
+            raise ModelTooLargeError(
+                f"exact counting here needs tables of {self._size:,} entries "
+                f"({len(self.cap)} dimensions, {ones} of them of capacity 1: unseen draws), "
+                f"about {need / 2**30:,.1f} GiB, above the limit of "
+                f"{MEMORY_LIMIT / 2**30:,.1f} GiB (counting.MEMORY_LIMIT, or "
+                f"KWARTET_MEMORY_LIMIT in bytes)"
+            )
 
     def _kernel_order(
         self, wanted: list[int]
@@ -1017,6 +1096,9 @@ class WorldCounter:
                 passes += min(len(table.weights), form[2] if form else _SPARSE_PASSES)
             budget = size * passes * (2 if requests else 1) // _SPARSE_SHARE
             max_states = size // _SPARSE_DENSITY
+        # A state of a map takes its key and count, twice over for the hashing, in a
+        # few maps at a time.
+        max_states = min(max_states, MEMORY_LIMIT // 128)
         count: int | None = _kernel.sparse(self.cap, polys, requests, wide, budget, max_states)
         return count
 

@@ -1,0 +1,256 @@
+"""The count where draws are interchangeable: a programme over merged draw dimensions.
+
+The counting programme (:mod:`~kwartet_epistemic.epistemics.counting`) has one table
+dimension of capacity 1 for every draw nobody has seen, so its tables double with each.
+Many of those draws cannot be told apart by the families still to be multiplied: a lone
+holder's run of draws, say, is distinguished only where a family's quartet was completed.
+This programme keeps, after each family, only what the families still to come can tell
+apart.
+
+Write ``F(S)`` for the number of ways the families multiplied so far fill exactly the
+set ``S`` of capacity-1 dimensions.  The count is ``sum_S F(S) B(S')`` over the
+complement ``S'``, where ``B`` (the families to come) does not change when dimensions of
+one *part* of their partition are permuted (two dimensions are in one part when every
+remaining family's allowed slots and clause conditions treat them alike).  So ``F`` is
+needed only through its sums over the sets with the same number ``t_j`` of dimensions in
+each part ``j``.  With ``p_j`` the size of the part, the table keeps
+``D[t] = (sum of F over those sets) * prod_j (p_j - t_j)!``:
+
+* multiplying a family whose polynomial is symmetric within the parts is then a plain
+  truncated product with the family's polynomial over the parts, each part a slot of
+  capacity ``p_j`` (``w(u)``: its assignments of cards to parts, the use of part ``j``
+  being ``u_j``), because ``(p - t)!/(p - t - u)!`` ways to place the ``u`` cards in the
+  part's free dimensions telescope against the factorials;
+* merging parts ``j_1..j_q`` into one, when a family leaves the ones to come, sends
+  ``D[t]`` to the entry with the sum ``T`` of their counts, times the multinomial
+  coefficient ``(P - T)! / prod_k (p_k - t_k)!`` (``P`` the merged size): integers only;
+* it starts at ``D[0] = prod_j p_j!`` and ends with every dimension full, where ``D`` is
+  the count itself.
+
+The tables are maps of the reachable entries (Python integers, exact at any size).  The
+families are taken in the order that keeps the fewest parts in use: a family whose cards
+go only to dimensions the others no longer tell apart costs little.  Where the table
+would hold more than ``max_states`` entries the programme gives up (None), and the
+counting engine decides what to do.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kwartet_epistemic.epistemics.history import IGNORED
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kwartet_epistemic.epistemics.counting import FamilyPoly
+
+__all__ = ["staged_count"]
+
+
+def _dimension_keys(table: FamilyPoly, slots: Sequence[int]) -> list[tuple[object, ...]]:
+    """Per dimension in ``slots`` (slot numbers), what this family's allowed slots and
+    clause conditions say of it: equal keys, interchangeable dimensions."""
+    from kwartet_epistemic.epistemics.counting import simplify_clauses
+
+    masks = table._option_masks()
+    clauses = simplify_clauses(tuple(table._clauses), masks) or ()
+    conditions = [c for clause in clauses for c in clause.conditions if c != IGNORED]
+    return [
+        (tuple(m >> s & 1 for m in masks), tuple(c >> s & 1 for c in conditions)) for s in slots
+    ]
+
+
+def _parts(keys: list[list[tuple[object, ...]]], members: list[int], ones: int) -> list[int]:
+    """Part number of each of ``ones`` capacity-1 dimensions under the families
+    ``members`` (indices into ``keys``), numbered in order of first appearance."""
+    seen: dict[tuple[object, ...], int] = {}
+    return [seen.setdefault(tuple(keys[f][i] for f in members), len(seen)) for i in range(ones)]
+
+
+def _order(keys: list[list[tuple[object, ...]]], spans: list[set[int]], ones: int) -> list[int]:
+    """The families in a greedy order: next, the one after which the fewest parts of
+    the remaining families' partition hold a dimension that a family so far can use."""
+    remaining = list(range(len(keys)))
+    used: set[int] = set()
+    order: list[int] = []
+    while remaining:
+        best, best_cost = remaining[0], None
+        for f in remaining:
+            rest = [g for g in remaining if g != f]
+            parts = _parts(keys, rest, ones)
+            touched = used | spans[f]
+            cost = (len({parts[i] for i in touched}), len(set(parts)))
+            if best_cost is None or cost < best_cost:
+                best, best_cost = f, cost
+        order.append(best)
+        used |= spans[best]
+        remaining.remove(best)
+    return order
+
+
+def staged_count(
+    tables: Sequence[FamilyPoly],
+    dims: Sequence[int],
+    cap: Sequence[int],
+    max_states: int,
+    max_work: int = 1 << 62,
+) -> int | None:
+    """The programme's count (the coefficient at ``cap`` of the product of the tables'
+    polynomials over the dimensions ``dims``, slot numbers), computed over merged
+    capacity-1 dimensions as the module's text says; None where a table would hold more
+    than ``max_states`` entries or the products of entries by terms would add up to
+    more than ``max_work``.
+
+    >>> import kwartet_epistemic as kw
+    >>> from kwartet_epistemic.epistemics.counting import WorldCounter
+    >>> rules = kw.RuleSet.preset("fish").replace(cards_each=2)
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2), {"A": ["7S", "8S"],
+    ...     "B": ["7H", "8H"]}, first="A", rules=rules, stock=["8C", "7C", "8D", "7D"])
+    >>> _ = game.ask("B", "7H"), game.ask("B", "8H")  # B is out: A draws four cards
+    >>> counter = WorldCounter(kw.knowledge(game).history)
+    >>> staged_count(counter.tables, counter.dims, counter.cap, 10_000)
+    72
+    """
+    ones_at = [d for d, c in enumerate(cap) if c == 1]
+    others_at = [d for d, c in enumerate(cap) if c != 1]
+    ones = len(ones_at)
+    one_slots = [dims[d] for d in ones_at]
+    keys = [_dimension_keys(t, one_slots) for t in tables]
+    spans: list[set[int]] = []
+    for t in tables:
+        reached = np.flatnonzero(t.vectors[:, ones_at].any(axis=0)) if ones else ()
+        spans.append({int(i) for i in reached})
+    order = _order(keys, spans, ones)
+    other_cap = tuple(cap[d] for d in others_at)
+    n_other = len(others_at)
+    if _work_bound(keys, spans, order, ones, other_cap, tables) > max_work:
+        return None  # known before any work
+
+    # The layout before family order[i]: the partition of the families order[i:].
+    parts = _parts(keys, order, ones)
+    sizes = _part_sizes(parts)
+    table: dict[tuple[int, ...], int] = {
+        (0,) * (n_other + len(sizes)): math.prod(math.factorial(p) for p in sizes)
+    }
+    for i, f in enumerate(order):
+        weights = _part_weights(tables[f], ones_at, others_at, parts, sizes)
+        limit = other_cap + tuple(sizes)
+        max_work -= len(table) * len(weights)
+        if max_work < 0:
+            return None
+        product: dict[tuple[int, ...], int] = {}
+        for state, value in table.items():
+            for use, weight in weights:
+                target = tuple(a + b for a, b in zip(state, use, strict=True))
+                if any(x > c for x, c in zip(target, limit, strict=True)):
+                    continue
+                product[target] = product.get(target, 0) + value * weight
+        if len(product) > max_states:
+            return None
+        if i + 1 == len(order):
+            return product.get(limit, 0)
+        new_parts = _parts(keys, order[i + 1 :], ones)
+        table, sizes = _merge(product, n_other, parts, sizes, new_parts)
+        parts = new_parts
+    return table.get(other_cap, 0)  # no family: the empty product
+
+
+def _work_bound(
+    keys: list[list[tuple[object, ...]]],
+    spans: list[set[int]],
+    order: list[int],
+    ones: int,
+    other_cap: tuple[int, ...],
+    tables: Sequence[FamilyPoly],
+) -> int:
+    """An upper bound on the products of entries by terms: before each family, at most
+    every use of the other dimensions and of the parts that a family so far can reach,
+    times the family's terms."""
+    base = math.prod(c + 1 for c in other_cap)
+    used: set[int] = set()
+    total = 0
+    for i, f in enumerate(order):
+        parts = _parts(keys, order[i:], ones)
+        sizes = _part_sizes(parts)
+        states = base * math.prod(sizes[j] + 1 for j in {parts[k] for k in used})
+        total += states * len(tables[f].weights)
+        used |= spans[f]
+    return total
+
+
+def _part_sizes(parts: list[int]) -> list[int]:
+    sizes = [0] * (max(parts) + 1 if parts else 0)
+    for j in parts:
+        sizes[j] += 1
+    return sizes
+
+
+def _part_weights(
+    table: FamilyPoly,
+    ones_at: list[int],
+    others_at: list[int],
+    parts: list[int],
+    sizes: list[int],
+) -> list[tuple[tuple[int, ...], int]]:
+    """The family's polynomial over the parts: ``w(u)``, its assignments of cards to the
+    other dimensions and to parts (not to the parts' single dimensions)."""
+    sums: dict[tuple[int, ...], int] = {}
+    n_parts = len(sizes)
+    for vector, weight in zip(table.vectors.tolist(), table.weights.tolist(), strict=True):
+        use = [vector[d] for d in others_at] + [0] * n_parts
+        base = len(others_at)
+        feasible = True
+        for i, d in enumerate(ones_at):
+            k = vector[d]
+            if k:
+                if k > 1:  # two cards from one draw: no world
+                    feasible = False
+                    break
+                use[base + parts[i]] += 1
+        if not feasible:
+            continue
+        key = tuple(use)
+        sums[key] = sums.get(key, 0) + weight
+    result: list[tuple[tuple[int, ...], int]] = []
+    for key, total in sums.items():
+        # sum over the dimension sets with these counts = prod C(p, u) u! * w(u)
+        ways = 1
+        for j, u in enumerate(key[len(others_at) :]):
+            ways *= math.perm(sizes[j], u)
+        weight, left = divmod(total, ways)
+        assert not left, "a family's polynomial is not symmetric within its parts"
+        if weight:
+            result.append((key, weight))
+    return result
+
+
+def _merge(
+    product: dict[tuple[int, ...], int],
+    n_other: int,
+    parts: list[int],
+    sizes: list[int],
+    new_parts: list[int],
+) -> tuple[dict[tuple[int, ...], int], list[int]]:
+    """The table over the coarser partition ``new_parts``: each entry goes to the sums
+    of its counts, times the multinomial coefficient of the parts' free dimensions."""
+    new_sizes = _part_sizes(new_parts)
+    into = [0] * len(sizes)  # old part -> new part (a coarser partition)
+    for old, new in zip(parts, new_parts, strict=True):
+        into[old] = new
+    merged: dict[tuple[int, ...], int] = {}
+    factorial = math.factorial
+    for state, value in product.items():
+        counts = [0] * len(new_sizes)
+        divisor = 1
+        for j, t in enumerate(state[n_other:]):
+            counts[into[j]] += t
+            divisor *= factorial(sizes[j] - t)
+        numerator = 1
+        for k, t in enumerate(counts):
+            numerator *= factorial(new_sizes[k] - t)
+        key = state[:n_other] + tuple(counts)
+        merged[key] = merged.get(key, 0) + value * (numerator // divisor)
+    return merged, new_sizes

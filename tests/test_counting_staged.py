@@ -1,0 +1,128 @@
+"""The count over merged draws (``epistemics._staged``) against the dense programme, and
+the memory limit of the counting programme.
+
+The staged count keeps, after each family, only what the families still to come can
+tell apart; it must give the programme's count on random positions of every rule
+variant (3-5 players, 12-20 cards, seen by nobody, one player or two pooling), on the
+small games with runs of draws that brute force checks, and on a 52-card lone holder's
+run of draws, where the dense tables would need 2^43 entries.  Where the tables would
+take more memory than ``counting.MEMORY_LIMIT``, the engine refuses with
+``ModelTooLargeError`` before allocating anything, and the state stays usable."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from kwartet_testing import position_arguments, random_game, random_position
+
+import kwartet_epistemic as kw
+from kwartet_epistemic.epistemics import counting
+from kwartet_epistemic.epistemics._staged import staged_count
+from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.history import PublicHistory
+from kwartet_epistemic.events import Drew
+
+
+def _count(history, viewers, staged: bool, monkeypatch) -> int:
+    monkeypatch.setattr(counting, "USE_STAGED", staged)
+    return WorldCounter(history, viewers).count
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(**position_arguments(families=5, players=5, asks=25))
+def test_staged_count_equals_the_programme(
+    seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
+) -> None:
+    position = random_position(seed, variant, families, players, asks, which)
+    if position is None:
+        return
+    history, viewers = position
+    assert _count(history, viewers, True, monkeypatch) == _count(
+        history, viewers, False, monkeypatch
+    )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_staged_count_on_runs_of_draws(seed: int, monkeypatch) -> None:
+    # Two-family fish games of two players: a lone holder draws several cards in a row.
+    game = random_game(("fish", 2, ["A", "B"], {"cards_each": 2}), seed, 12)
+    k = kw.knowledge(game)
+    for viewer in (None, *game.players):
+        viewers = () if viewer is None else [k._info(viewer)]
+        assert _count(k.history, viewers, True, monkeypatch) == k.count_worlds(viewer)
+
+
+def _lone_holder() -> kw.Game:
+    """52 cards, three players: B and C hand over their only cards at once, and A draws
+    the 43 cards of the stock one after the other, laying down the families it completes."""
+    deck = kw.Deck.standard()
+    hands = {"A": ["2S", "3S", "4S", "5S", "6S", "7S", "8S"], "B": ["2H"], "C": ["3H"]}
+    dealt = {code for cards in hands.values() for code in cards}
+    stock = [c.code for c in deck.cards if c.code not in dealt]
+    game = kw.Game.from_hands(deck, hands, first="A", rules=kw.RuleSet.preset("fish"), stock=stock)
+    game.ask("B", "2H")
+    game.ask("C", "3H")
+    return game
+
+
+def test_a_lone_holders_run_of_43_draws(monkeypatch) -> None:
+    game = _lone_holder()
+    assert sum(isinstance(e, Drew) for e in game.record) == 43
+    counts = []
+    for cut in (30, 40, len(game.record)):  # 16, 24 and 43 draws
+        history = PublicHistory(game.deck, game.players, game.rules)
+        history.extend(game.record[:cut])
+        monkeypatch.setattr(counting, "USE_STAGED", None)  # the default takes it
+        for stable in (False, True):  # other implied slots, other merged dimensions
+            counter = WorldCounter(history, stable_layout=stable)
+            counts.append(counter.count)
+            if cut > 30:  # dense tables of 2^26 entries and more: the merged ones answer
+                assert counter._size >= 1 << 26
+        if cut == 30:  # 2^20 entries: the dense tables still answer
+            assert _count(history, (), False, monkeypatch) == counts[-1]
+    assert counts[0::2] == counts[1::2] and len(set(counts)) == 3
+    assert kw.knowledge(game).count_worlds() == counts[-1]
+
+
+def test_staged_count_gives_up_over_its_budget() -> None:
+    game = kw.Game.deal(
+        kw.Deck.piquet(),
+        ["A", "B", "C", "D"],
+        seed=1,
+        rules=kw.RuleSet.preset("fish").replace(cards_each=3),
+    )
+    rng = np.random.default_rng(1)
+    while sum(isinstance(e, Drew) for e in game.record) < 8:
+        game.play(game.random_legal_ask(rng))
+    counter = WorldCounter(kw.knowledge(game).history)
+    args = (counter.tables, counter.dims, counter.cap)
+    assert staged_count(*args, 1 << 20, max_work=1000) is None
+    assert staged_count(*args, 10) is None  # more entries than that in a table
+
+
+def test_tables_beyond_the_memory_limit_are_refused(monkeypatch) -> None:
+    game = random_game(("fish", 4, ["A", "B", "C"], {"cards_each": 3}), 3, 20)
+    k = kw.knowledge(game)
+    expected = k.count_worlds()
+    probabilities = k.location_probabilities("A")
+    monkeypatch.setattr(counting, "MEMORY_LIMIT", 1000)
+    monkeypatch.setattr(counting, "USE_STAGED", False)
+    fresh = kw.knowledge(game)
+    with pytest.raises(kw.ModelTooLargeError, match=r"counting\.MEMORY_LIMIT"):
+        fresh.count_worlds()
+    with pytest.raises(kw.ModelTooLargeError, match="entries"):
+        fresh.location_probabilities("B")
+    monkeypatch.setattr(counting, "MEMORY_LIMIT", counting._memory_limit())
+    assert fresh.count_worlds() == expected  # nothing half done was kept
+    assert np.array_equal(fresh.location_probabilities("A"), probabilities)
+
+
+def test_the_memory_limit_reads_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("KWARTET_MEMORY_LIMIT", "123456789")
+    assert counting._memory_limit() == 123456789
+    for text in ("", "lots", "-5", "0", "9" * 30):
+        monkeypatch.setenv("KWARTET_MEMORY_LIMIT", text)
+        assert counting._memory_limit() > 1 << 20  # the machine's default

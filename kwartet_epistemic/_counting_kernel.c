@@ -387,10 +387,11 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
     size_t n_index = 16;
     while (n_index < 2 * (size_t)total) n_index *= 2;
     Py_ssize_t *index = malloc(n_index * sizeof(Py_ssize_t));
+    uint32_t *keys = malloc(((size_t)total + 1) * sizeof(uint32_t));
     if (index)
         for (size_t i = 0; i < n_index; i++) index[i] = -1;
     PyObject *result = NULL;
-    if (!kinds || !conds || !vectors || !weights || !card_slot || !index) {
+    if (!kinds || !conds || !vectors || !weights || !card_slot || !index || !keys) {
         PyErr_NoMemory();
         goto out;
     }
@@ -425,26 +426,30 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
                         else ok = hits == 0 || hits == used;
                     }
                     if (!ok) continue;
-                    int64_t use[64] = {0}; /* one per dimension: at most 62 */
+                    /* The use vector is the multiset of the free cards' dimensions: its
+                     * sorted dimension numbers (plus 1; 0 for none) packed in 32 bits
+                     * name it, and only a new one is written out whole. */
+                    unsigned k4[4];
                     for (int i = 0; i < 4; i++)
-                        if (free_mask >> i & 1 && dim_of[o[i]] >= 0) use[dim_of[o[i]]]++;
-                    /* The vectors met so far, by an open-addressing hash of the whole
-                     * vector (compared whole: a packed code would overflow with many
-                     * dimensions); groups stay in the order of their first assignment. */
-                    uint64_t h = 1469598103934665603ULL;
-                    for (int i = 0; i < width; i++) h = (h ^ (uint64_t)use[i]) * 1099511628211ULL;
-                    size_t at = (size_t)(h ^ (h >> 29)) & (n_index - 1);
+                        k4[i] = (free_mask >> i & 1 && dim_of[o[i]] >= 0) ? (unsigned)dim_of[o[i]] + 1 : 0;
+#define KSWAP(a, b) if (k4[a] > k4[b]) { unsigned t_ = k4[a]; k4[a] = k4[b]; k4[b] = t_; }
+                    KSWAP(0, 1) KSWAP(2, 3) KSWAP(0, 2) KSWAP(1, 3) KSWAP(1, 2)
+#undef KSWAP
+                    uint32_t key = k4[0] | k4[1] << 8 | k4[2] << 16 | k4[3] << 24;
+                    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ULL;
+                    size_t at = (size_t)(h >> 20) & (n_index - 1);
                     Py_ssize_t j;
                     for (;;) {
                         j = index[at];
-                        if (j < 0 || !memcmp(vectors + j * width, use, sizeof(int64_t) * (size_t)width))
-                            break;
+                        if (j < 0 || keys[j] == key) break;
                         at = (at + 1) & (n_index - 1);
                     }
                     if (j < 0) {
                         j = m;
                         index[at] = m;
-                        for (int i = 0; i < width; i++) vectors[m * width + i] = use[i];
+                        keys[m] = key;
+                        for (int i = 0; i < 4; i++)
+                            if (k4[i]) vectors[m * width + k4[i] - 1]++;
                         m++;
                     }
                     weights[j]++;
@@ -460,6 +465,7 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
                            (Py_ssize_t)(m * per_card * 8));
 out:
     free(index);
+    free(keys);
     free(kinds);
     free(conds);
     free(vectors);

@@ -197,25 +197,19 @@ def _part_weights(
 ) -> list[tuple[tuple[int, ...], int]]:
     """The family's polynomial over the parts: ``w(u)``, its assignments of cards to the
     other dimensions and to parts (not to the parts' single dimensions)."""
-    sums: dict[tuple[int, ...], int] = {}
-    n_parts = len(sizes)
-    for vector, weight in zip(table.vectors.tolist(), table.weights.tolist(), strict=True):
-        use = [vector[d] for d in others_at] + [0] * n_parts
-        base = len(others_at)
-        feasible = True
-        for i, d in enumerate(ones_at):
-            k = vector[d]
-            if k:
-                if k > 1:  # two cards from one draw: no world
-                    feasible = False
-                    break
-                use[base + parts[i]] += 1
-        if not feasible:
-            continue
-        key = tuple(use)
-        sums[key] = sums.get(key, 0) + weight
+    vectors = table.vectors
+    draws = vectors[:, ones_at]
+    feasible = (draws <= 1).all(axis=1)  # two cards from one draw: no world
+    onehot = np.zeros((len(ones_at), len(sizes)), dtype=np.int64)
+    onehot[np.arange(len(ones_at)), parts] = 1
+    uses = np.concatenate([vectors[:, others_at], draws @ onehot], axis=1)[feasible]
+    if not len(uses):
+        return []
+    keys, inverse = np.unique(uses, axis=0, return_inverse=True)
+    sums = np.zeros(len(keys), dtype=np.int64)  # at most the family's assignments
+    np.add.at(sums, inverse.ravel(), table.weights[feasible])
     result: list[tuple[tuple[int, ...], int]] = []
-    for key, total in sums.items():
+    for key, total in zip(map(tuple, keys.tolist()), sums.tolist(), strict=True):
         # sum over the dimension sets with these counts = prod C(p, u) u! * w(u)
         ways = 1
         for j, u in enumerate(key[len(others_at) :]):

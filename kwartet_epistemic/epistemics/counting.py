@@ -105,9 +105,9 @@ multiplied tells apart are one dimension there.  None (the default) tries it on 
 of :data:`_STAGED_MIN_SIZE` entries or more, within a budget of work; True always;
 False never.  A lone holder's run of forty draws is counted in a tenth of a second
 there, where the dense tables would need 2^40 entries; the answers are the same."""
-_STAGED_MIN_SIZE = 1 << 20  # smaller tables: the compiled programme is as fast
+_STAGED_MIN_SIZE = 1 << 12  # smaller tables: the compiled programme is as fast
 _STAGED_MAX_STATES = 1 << 20  # entries of one merged table (a few hundred MB at most)
-_STAGED_SHARE = 1000  # budget: this share of the dense work (an entry of a map is slow)
+_STAGED_SHARE = 100  # budget: this share of the dense work (an entry of a map is slow)
 _STAGED_MAX_WORK = 1 << 26  # and no more than this many products of entries
 
 
@@ -137,6 +137,7 @@ _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entri
 _FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
 _EAGER_SIZE = 1 << 16  # larger tables with draws: ``marginals=True`` waits for first use
+_SIMPLIFY_FROM = 16  # a family with more clauses: the kernel gets them simplified
 _MEMO_LIMIT = 20_000
 _CACHE_LIMIT = 20_000  # entries of a few KiB each: tens of MiB at most
 
@@ -823,13 +824,25 @@ class WorldCounter:
             return None
         n_dims = len(self.dims)
         if USE_KERNEL and _kernel is not None and self.n_slots <= 62:  # (then n_dims < 62)
-            # The kernel enumerates at once; simplifying the clauses would cost more.
-            coded = history.coded_clauses[f]
-            if len(coded) != len(base_clauses):  # clauses edited by hand
-                coded = [(CLAUSE_CODES[c.kind], *c.conditions) for c in base_clauses]
-            kernel_clauses = tuple(coded)
-            if extra:
-                kernel_clauses += ((CLAUSE_CODES["some"], dead, dead, dead, dead),)
+            # The kernel enumerates at once; simplifying a few clauses would cost more,
+            # but a long game leaves a family many (a "not all" at every settled moment)
+            # that each assignment would be tested against.
+            kernel_clauses: tuple[tuple[int, ...], ...]
+            if len(family_clauses) > _SIMPLIFY_FROM:
+                simplified = simplify_clauses(family_clauses, options_masks)
+                if simplified is None:
+                    return None
+                family_clauses = simplified
+                kernel_clauses = tuple(
+                    (CLAUSE_CODES[c.kind], *c.conditions) for c in family_clauses
+                )
+            else:
+                coded = history.coded_clauses[f]
+                if len(coded) != len(base_clauses):  # clauses edited by hand
+                    coded = [(CLAUSE_CODES[c.kind], *c.conditions) for c in base_clauses]
+                kernel_clauses = tuple(coded)
+                if extra:
+                    kernel_clauses += ((CLAUSE_CODES["some"], dead, dead, dead, dead),)
             answer = _kernel.family_table(
                 options_masks, kernel_clauses, free_mask, dim_key, n_dims, self.n_slots
             )

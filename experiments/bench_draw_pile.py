@@ -15,9 +15,16 @@ tables (``counting.USE_SPARSE = False``), for comparison with the sparse program
 ``--out DIR`` the games are played both ways and the figures the paper quotes go to
 ``DIR/bench_draw_pile_numbers.tex``.
 
+Then a lone holder's run (``--no-lone`` leaves it out): 52 cards, three players with
+seven each; B and C hand all their cards to A before anyone draws, and A, alone with
+cards, draws the whole 31-card stock, laying down each family it completes.  The public
+``count_worlds()`` after every event, as a fresh state computes it, per number of draws:
+the families to come tell few of those draws apart, and the merged-draw count takes them
+together (``counting.USE_STAGED``), where the dense tables would need 2^34 entries.
+
 Run: ``python experiments/bench_draw_pile.py [--draws 10] [--seed 1] [--players 4]
-[--deck piquet|standard] [--give-up SECONDS] [--agent-games 6] [--dense] [--out DIR]``
-(``--give-up``: stop after the first event slower than that).
+[--deck piquet|standard] [--give-up SECONDS] [--agent-games 6] [--dense] [--no-lone]
+[--out DIR]`` (``--give-up``: stop after the first event slower than that).
 """
 
 from __future__ import annotations
@@ -33,8 +40,9 @@ import numpy as np
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents import agent as agent_module
 from kwartet_epistemic.epistemics import counting
-from kwartet_epistemic.epistemics.counting import kernel_available
-from kwartet_epistemic.events import Drew
+from kwartet_epistemic.epistemics.counting import WorldCounter, kernel_available
+from kwartet_epistemic.epistemics.history import PublicHistory
+from kwartet_epistemic.events import Drew, QuartetExposed
 from kwartet_epistemic.tournament import play_game
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
@@ -52,10 +60,13 @@ def main() -> None:
     parser.add_argument("--give-up", type=float, default=float("inf"), metavar="SECONDS")
     parser.add_argument("--agent-games", type=int, default=6, metavar="N")
     parser.add_argument("--dense", action="store_true", help="no sparse programme")
+    parser.add_argument("--no-lone", action="store_true", help="leave out the lone holder")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR")
     args = parser.parse_args()
     if args.dense and args.out:
         parser.error("--out plays the agent games both ways already: leave out --dense")
+    if args.no_lone and args.out:
+        parser.error("--out needs the lone holder's figures: leave out --no-lone")
     if args.dense:
         counting.USE_SPARSE = False
     print(f"load average {os.getloadavg()[0]:.2f}; kernel {kernel_available()}")
@@ -88,6 +99,11 @@ def main() -> None:
             break
     report(draws)
     print(f"public worlds at the end: {count} ({int(count).bit_length()} bits)")
+    numbers: dict[str, str] = {}
+    if not args.no_lone:
+        lone_worst, lone_draws = lone_holder()
+        numbers["kwDrawPileLoneDraws"] = str(lone_draws)
+        numbers["kwDrawPileLoneWorst"] = _latex.fmt(1000 * lone_worst, 0)
     if not args.agent_games:
         return
     total, slowest = agent_games(args.agent_games)
@@ -96,7 +112,7 @@ def main() -> None:
         print("\nthe same with the dense tables only")
         dense_total, dense_slowest = agent_games(args.agent_games)
         counting.USE_SPARSE = None
-        numbers = {
+        numbers |= {
             "kwDrawPileAgentGames": str(args.agent_games),
             "kwDrawPileAgentCpu": _latex.fmt(total, 1),
             "kwDrawPileAgentDenseCpu": _latex.fmt(dense_total, 1),
@@ -107,6 +123,42 @@ def main() -> None:
         _latex.write_numbers(
             args.out / "bench_draw_pile_numbers.tex", "experiments/bench_draw_pile.py", numbers
         )
+
+
+def lone_holder() -> tuple[float, int]:
+    """The lone holder's run (see the module's text), each event counted afresh as
+    ``count_worlds()`` counts it; prints the worst event per number of draws and returns
+    the worst of all (seconds) and the number of draws."""
+    deck = kw.Deck.standard()
+    ranks = ["2", "3", "4", "5", "6", "7", "8"]
+    hands = {p: [r + suit for r in ranks] for p, suit in zip("ABC", "SHD", strict=True)}
+    dealt = {code for cards in hands.values() for code in cards}
+    stock = [c.code for c in deck.cards if c.code not in dealt]
+    np.random.default_rng(1).shuffle(stock)
+    game = kw.Game.from_hands(deck, hands, first="A", rules=kw.RuleSet.preset("fish"), stock=stock)
+    for target, suit in (("B", "H"), ("C", "D")):
+        for r in ranks:
+            game.ask(target, r + suit)
+    record = game.record
+    print("\na lone holder's run: 52 cards, A draws the whole stock after B and C are out")
+    print(f"{'draws':>5}  {'worst event (ms)':>16}  {'dense table entries':>19}", flush=True)
+    worst: dict[int, float] = {}
+    entries: dict[int, int] = {}
+    for cut in range(1, len(record) + 1):
+        # A record handed over ends settled, but for the move or draw before an exposure.
+        settled = cut == len(record) or not isinstance(record[cut], QuartetExposed)
+        start = time.process_time()
+        history = PublicHistory(game.deck, game.players, game.rules)
+        history.extend(record[:cut], settled=settled)
+        counter = WorldCounter(history, marginals=True, stable_layout=True)
+        spent = time.process_time() - start
+        draws = len(history.draw_slots)
+        worst[draws] = max(worst.get(draws, 0.0), spent)
+        entries[draws] = counter._size
+    for draws in sorted(worst):
+        print(f"{draws:>5}  {1000 * worst[draws]:>16.1f}  {entries[draws]:>19,}")
+    print(f"public worlds at the end: {counter.count}; load average {os.getloadavg()[0]:.2f}")
+    return max(worst.values()), max(worst)
 
 
 def agent_games(n: int) -> tuple[float, float]:

@@ -352,9 +352,10 @@ static PyObject *programme(PyObject *self, PyObject *args) {
  */
 static PyObject *family_table(PyObject *self, PyObject *args) {
     PyObject *opt_obj, *cl_obj, *dim_obj;
-    int free_mask, n_dims, n_slots;
-    if (!PyArg_ParseTuple(args, "O!O!iO!ii", &PyTuple_Type, &opt_obj, &PyTuple_Type, &cl_obj,
-                          &free_mask, &PyTuple_Type, &dim_obj, &n_dims, &n_slots))
+    int free_mask, n_dims, n_slots, with_card_slot = 1;
+    if (!PyArg_ParseTuple(args, "O!O!iO!ii|p", &PyTuple_Type, &opt_obj, &PyTuple_Type, &cl_obj,
+                          &free_mask, &PyTuple_Type, &dim_obj, &n_dims, &n_slots,
+                          &with_card_slot))
         return NULL;
     if (PyTuple_GET_SIZE(opt_obj) != 4 || n_slots < 1 || n_slots > 62 || n_dims < 0 ||
         n_dims > 62 || PyTuple_GET_SIZE(dim_obj) != n_slots) {
@@ -383,7 +384,9 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
     Py_ssize_t total = (Py_ssize_t)n_opt[0] * n_opt[1] * n_opt[2] * n_opt[3];
     int64_t *vectors = calloc((size_t)total * (size_t)width, sizeof(int64_t));
     int64_t *weights = calloc((size_t)total, sizeof(int64_t));
-    int64_t *card_slot = calloc((size_t)total * (size_t)per_card, sizeof(int64_t));
+    /* Without card_slot (a count needs none), only a stand-in is allocated. */
+    int64_t *card_slot =
+        calloc(with_card_slot ? (size_t)total * (size_t)per_card : 1, sizeof(int64_t));
     size_t n_index = 16;
     while (n_index < 2 * (size_t)total) n_index *= 2;
     Py_ssize_t *index = malloc(n_index * sizeof(Py_ssize_t));
@@ -453,7 +456,8 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
                         m++;
                     }
                     weights[j]++;
-                    for (int i = 0; i < 4; i++) card_slot[j * per_card + i * n_slots + o[i]]++;
+                    if (with_card_slot)
+                        for (int i = 0; i < 4; i++) card_slot[j * per_card + i * n_slots + o[i]]++;
                 }
     if (m == 0) {
         result = Py_None;
@@ -462,7 +466,7 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
     }
     result = Py_BuildValue("(y#y#y#)", (char *)vectors, (Py_ssize_t)(m * width * 8),
                            (char *)weights, (Py_ssize_t)(m * 8), (char *)card_slot,
-                           (Py_ssize_t)(m * per_card * 8));
+                           (Py_ssize_t)(with_card_slot ? m * per_card * 8 : 0));
 out:
     free(index);
     free(keys);

@@ -38,6 +38,7 @@ def family_table(
     dim_of: Sequence[int],
     n_dims: int,
     n_slots: int,
+    with_card_slot: bool = True,
 ) -> tuple[bytes, bytes, bytes] | None: ...
 def recount(
     capacity: list[int],

@@ -126,3 +126,22 @@ def test_the_memory_limit_reads_the_environment(monkeypatch) -> None:
     for text in ("", "lots", "-5", "0", "9" * 30):
         monkeypatch.setenv("KWARTET_MEMORY_LIMIT", text)
         assert counting._memory_limit() > 1 << 20  # the machine's default
+
+
+def test_card_placements_left_out_of_long_enumerations_are_made_when_needed(monkeypatch) -> None:
+    # At 16 draws of the lone holder, four unseen cards of a family have about twenty
+    # origins each: their table is built without card_slot for the count, and the
+    # marginals enumerate it again.
+    game = _lone_holder()
+    history = PublicHistory(game.deck, game.players, game.rules)
+    history.extend(game.record[:30])
+    lazy = WorldCounter(history)
+    assert any(t._card_slot is None for t in lazy.tables)
+    monkeypatch.setattr(counting, "_LAZY_CARD_SLOT", 1 << 62)
+    eager_history = PublicHistory(game.deck, game.players, game.rules)
+    eager_history.extend(game.record[:30])
+    eager = WorldCounter(eager_history)
+    assert all(t._card_slot is not None for t in eager.tables)
+    assert lazy.count == eager.count
+    assert (lazy.origin_table() == eager.origin_table()).all()
+    assert (lazy.location_table() == eager.location_table()).all()

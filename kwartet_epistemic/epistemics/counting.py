@@ -46,7 +46,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -137,6 +137,7 @@ _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entri
 _FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
 _EAGER_SIZE = 1 << 16  # larger tables with draws: ``marginals=True`` waits for first use
+_LAZY_CARD_SLOT = 1 << 16  # longer enumerations: a family table's card_slot waits
 _SIMPLIFY_FROM = 16  # a family with more clauses: the kernel gets them simplified
 _MEMO_LIMIT = 20_000
 _CACHE_LIMIT = 20_000  # entries of a few KiB each: tens of MiB at most
@@ -269,7 +270,8 @@ class FamilyPoly:
         "cards",
         "vectors",
         "weights",
-        "card_slot",
+        "_card_slot",
+        "_rebuild",
         "_options",
         "_clauses",
         "_free",
@@ -282,25 +284,37 @@ class FamilyPoly:
         cards: tuple[int, ...],
         vectors: np.ndarray,
         weights: np.ndarray,
-        card_slot: np.ndarray,
+        card_slot: np.ndarray | None,
         options: tuple[tuple[int, ...], ...],
         clauses: tuple[Clause, ...],
         free: tuple[int, ...],
         dim_of: tuple[int, ...],
+        rebuild: Callable[[], np.ndarray] | None = None,
     ) -> None:
         self.cards = cards
         self.vectors = vectors
         self.weights = weights
-        self.card_slot = card_slot
+        self._card_slot = card_slot
+        self._rebuild = rebuild  # makes card_slot where it was left out (see below)
         self._options = options
         self._clauses = clauses
         self._free = free
         self._dim_of = dim_of
 
+    @property
+    def card_slot(self) -> np.ndarray:
+        """``[n_vectors, 4 * n_slots]``: each vector's assignments placing each card in
+        each slot.  A large table built for a count alone leaves it out; it is then
+        enumerated again on first use."""
+        if self._card_slot is None:
+            assert self._rebuild is not None
+            self._card_slot = self._rebuild()
+        return self._card_slot
+
     @cached_property
     def _rows_and_group(self) -> tuple[np.ndarray, np.ndarray]:
         # Options may be given as slot masks (from the kernel): as slot tuples here.
-        n_slots = self.card_slot.shape[1] // 4
+        n_slots = len(self._dim_of)
         options = tuple(
             o if isinstance(o, tuple) else tuple(s for s in range(n_slots) if o >> s & 1)
             for o in self._options
@@ -438,7 +452,10 @@ def _poly_from_kernel(
     dim_of: tuple[int, ...],
     n_dims: int,
     n_slots: int,
+    rebuild: Callable[[], np.ndarray] | None = None,
 ) -> FamilyPoly:
+    """The kernel's ``family_table`` answer as a :class:`FamilyPoly`; with ``rebuild``
+    the answer left out ``card_slot``, and ``rebuild()`` makes it."""
     vectors, weights, card_slot = answer
     weights_array = np.frombuffer(weights, dtype=np.int64)
     m = len(weights_array)
@@ -446,11 +463,14 @@ def _poly_from_kernel(
         cards,
         np.frombuffer(vectors, dtype=np.int64).reshape(m, max(n_dims, 1)),
         weights_array,
-        np.frombuffer(card_slot, dtype=np.int64).reshape(m, 4 * n_slots),
+        np.frombuffer(card_slot, dtype=np.int64).reshape(m, 4 * n_slots)
+        if rebuild is None
+        else None,
         tuple(options),  # type: ignore[arg-type]
         clauses,
         free,
         dim_of,
+        None if rebuild is None else lambda: rebuild().reshape(m, 4 * n_slots),
     )
 
 
@@ -843,13 +863,22 @@ class WorldCounter:
                 kernel_clauses = tuple(coded)
                 if extra:
                     kernel_clauses += ((CLAUSE_CODES["some"], dead, dead, dead, dead),)
-            answer = _kernel.family_table(
-                options_masks, kernel_clauses, free_mask, dim_key, n_dims, self.n_slots
-            )
+            arguments = (options_masks, kernel_clauses, free_mask, dim_key, n_dims, self.n_slots)
+            # Where the enumeration is long, the placements of each card (for marginals
+            # only) are left out until they are needed.
+            combos = math.prod(m.bit_count() for m in options_masks)
+            lazy = combos > _LAZY_CARD_SLOT
+            answer = _kernel.family_table(*arguments, not lazy)
             if answer is None:
                 return None
             if not free:
                 return _NO_FREE_CARD
+
+            def rebuild() -> np.ndarray:
+                again = _kernel.family_table(*arguments, True)
+                assert again is not None
+                return np.frombuffer(again[2], dtype=np.int64)
+
             return _poly_from_kernel(
                 answer,
                 (4 * f, 4 * f + 1, 4 * f + 2, 4 * f + 3),
@@ -859,6 +888,7 @@ class WorldCounter:
                 dim_key,
                 n_dims,
                 self.n_slots,
+                rebuild if lazy else None,
             )
         clauses = simplify_clauses(family_clauses, options_masks)
         if clauses is None:

@@ -101,9 +101,10 @@ def main() -> None:
     print(f"public worlds at the end: {count} ({int(count).bit_length()} bits)")
     numbers: dict[str, str] = {}
     if not args.no_lone:
-        lone_worst, lone_draws = lone_holder()
+        lone_worst, lone_draws, lone_entries = lone_holder()
         numbers["kwDrawPileLoneDraws"] = str(lone_draws)
         numbers["kwDrawPileLoneWorst"] = _latex.fmt(1000 * lone_worst, 0)
+        numbers["kwDrawPileLoneLogEntries"] = str(lone_entries)
     if not args.agent_games:
         return
     total, slowest = agent_games(args.agent_games)
@@ -125,10 +126,11 @@ def main() -> None:
         )
 
 
-def lone_holder() -> tuple[float, int]:
+def lone_holder() -> tuple[float, int, int]:
     """The lone holder's run (see the module's text), each event counted afresh as
     ``count_worlds()`` counts it; prints the worst event per number of draws and returns
-    the worst of all (seconds) and the number of draws."""
+    the worst of all (seconds), the number of draws and the base-2 logarithm of the
+    largest dense table's entries."""
     deck = kw.Deck.standard()
     ranks = ["2", "3", "4", "5", "6", "7", "8"]
     hands = {p: [r + suit for r in ranks] for p, suit in zip("ABC", "SHD", strict=True)}
@@ -158,7 +160,7 @@ def lone_holder() -> tuple[float, int]:
     for draws in sorted(worst):
         print(f"{draws:>5}  {1000 * worst[draws]:>16.1f}  {entries[draws]:>19,}")
     print(f"public worlds at the end: {counter.count}; load average {os.getloadavg()[0]:.2f}")
-    return max(worst.values()), max(worst)
+    return max(worst.values()), max(worst), max(entries.values()).bit_length() - 1
 
 
 def agent_games(n: int) -> tuple[float, float]:

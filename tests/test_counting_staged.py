@@ -145,3 +145,23 @@ def test_card_placements_left_out_of_long_enumerations_are_made_when_needed(monk
     assert lazy.count == eager.count
     assert (lazy.origin_table() == eager.origin_table()).all()
     assert (lazy.location_table() == eager.location_table()).all()
+
+
+def test_location_counts_where_only_the_merged_count_fits() -> None:
+    game = _lone_holder()
+    small = PublicHistory(game.deck, game.players, game.rules)
+    small.extend(game.record[:30])  # 16 draws: the dense marginals still fit
+    counter = WorldCounter(small, stable_layout=True)
+    assert counter._merged
+    assert (counter._merged_location_rows(range(52)) == counter.location_table()).all()
+    large = PublicHistory(game.deck, game.players, game.rules)
+    large.extend(game.record[:50])  # 32 draws: tables of 2^33 entries
+    counter = WorldCounter(large, stable_layout=True)
+    with pytest.raises(kw.ModelTooLargeError):
+        counter.origin_table()
+    table = counter.location_table()
+    unseen = [c for c in range(52) if large.location[c] is None]
+    assert unseen and all(0 < table[c, 0] <= counter.count for c in unseen)
+    assert not table[:, 1:].any()  # B and C hold nothing and never drew
+    rows = counter.location_rows(unseen[:3])
+    assert (rows == table[unseen[:3]]).all()

@@ -729,6 +729,8 @@ class WorldCounter:
         self._dead_worlds: WorldCounter | None = None
         self._stuck_worlds: list[tuple[int, WorldCounter]] = []
         self._partial_families: frozenset[int] | None = None
+        self._merged = False  # the count came from merged draws (see location_rows)
+        self._viewer_restrict = restrict
         # Worlds of the programme itself, before the "game goes on" correction below.
         if self.zero:
             self.programme_count = 0
@@ -926,6 +928,7 @@ class WorldCounter:
         if not wanted and not keep_backward:
             count = self._run_staged()
             if count is not None:
+                self._merged = True
                 return count
         self._check_memory(wanted, width, keep_backward)
         if self._use_kernel(width):
@@ -1372,7 +1375,12 @@ class WorldCounter:
         each card now (a card seen moving is with its holder in every world; exposed and
         piled cards have no holder); int64 when every count fits, else Python ints."""
         history = self.history
-        origins = self.origin_table()
+        try:
+            origins = self.origin_table()
+        except ModelTooLargeError:
+            if not self._merged:
+                raise
+            return self._merged_location_rows(range(len(history.deck)))
         result = origins @ _owner_matrix(history, origins.dtype)
         players = history.players
         for c, where in enumerate(history.location):
@@ -1405,7 +1413,12 @@ class WorldCounter:
         ):
             origins = self._origins
         else:
-            origins = self.origin_table()
+            try:
+                origins = self.origin_table()
+            except ModelTooLargeError:
+                if not self._merged:
+                    raise
+                return self._merged_location_rows(listed)
         history = self.history
         result = origins.take(rows, axis=0) @ _owner_matrix(history, origins.dtype)
         players = history.players
@@ -1416,6 +1429,34 @@ class WorldCounter:
                 result[i] = 0
                 if where in players:
                     result[i, players.index(where)] = self.count
+        return result
+
+    def _merged_location_rows(self, cards: Iterable[int]) -> np.ndarray:
+        """Location rows where the marginals' tables would be too large but the count
+        over merged draws was not (a lone holder's long run of draws): each entry is the
+        count with its card restricted to its player's slots, over merged draws too
+        (Python integers).  A card seen is with its holder in every world."""
+        history = self.history
+        players = history.players
+        owned = [0] * len(players)
+        for slot, owner in enumerate(history.slot_owner):
+            if owner is not None:
+                owned[players.index(owner)] |= 1 << slot
+        listed = list(cards)
+        result = np.zeros((len(listed), len(players)), dtype=object)
+        restrict = dict(self._viewer_restrict or {})
+        for i, c in enumerate(listed):
+            where = history.location[c]
+            if where is not None:
+                if where in players:
+                    result[i, players.index(where)] = self.count
+                continue
+            for q, mask in enumerate(owned):
+                keep = restrict.get(c, -1) & mask & history.allowed[c]
+                if keep:
+                    result[i, q] = WorldCounter(
+                        history, self.viewers, {**restrict, c: keep}, stable_layout=True
+                    ).count
         return result
 
     def origin_counts(self) -> np.ndarray:

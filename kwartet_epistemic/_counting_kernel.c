@@ -382,6 +382,10 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
     int width = n_dims ? n_dims : 1;
     int per_card = 4 * n_slots;
     Py_ssize_t total = (Py_ssize_t)n_opt[0] * n_opt[1] * n_opt[2] * n_opt[3];
+    /* Distinct use vectors: at most the multisets of four among the dimensions and
+     * "none", C(n_dims + 4, 4), often far fewer than the assignments. */
+    Py_ssize_t multisets = (Py_ssize_t)(n_dims + 4) * (n_dims + 3) * (n_dims + 2) * (n_dims + 1) / 24;
+    if (multisets < total) total = multisets;
     int64_t *vectors = calloc((size_t)total * (size_t)width, sizeof(int64_t));
     int64_t *weights = calloc((size_t)total, sizeof(int64_t));
     /* Without card_slot (a count needs none), only a stand-in is allocated. */
@@ -408,14 +412,27 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
         for (int i = 0; i < 4; i++) conds[k][i] = PyLong_AsLongLong(PyTuple_GET_ITEM(c, i + 1));
         if (PyErr_Occurred()) goto out;
     }
+    /* Four free cards with the same options, that every clause treats alike, give
+     * every permutation of an assignment the same use vector: without card_slot, only
+     * the sorted assignments are enumerated, each weighted by its permutations. */
+    int sym = !with_card_slot && (free_mask & 15) == 15;
+    for (int i = 1; i < 4 && sym; i++)
+        sym = n_opt[i] == n_opt[0] && !memcmp(options[i], options[0], sizeof(int) * (size_t)n_opt[0]);
+    for (Py_ssize_t k = 0; k < n_cl && sym; k++)
+        sym = conds[k][1] == conds[k][0] && conds[k][2] == conds[k][0] && conds[k][3] == conds[k][0];
     Py_ssize_t m = 0;
     int o[4];
     for (int a = 0; a < n_opt[0]; a++)
-        for (int b = 0; b < n_opt[1]; b++)
-            for (int c = 0; c < n_opt[2]; c++)
-                for (int d = 0; d < n_opt[3]; d++) {
+        for (int b = sym ? a : 0; b < n_opt[1]; b++)
+            for (int c = sym ? b : 0; c < n_opt[2]; c++)
+                for (int d = sym ? c : 0; d < n_opt[3]; d++) {
                     o[0] = options[0][a], o[1] = options[1][b], o[2] = options[2][c],
                     o[3] = options[3][d];
+                    int64_t times = 1;
+                    if (sym) { /* 4! over the factorials of the runs of equal options */
+                        times = a == b ? (b == c ? (c == d ? 1 : 4) : (c == d ? 6 : 12))
+                                       : (b == c ? (c == d ? 4 : 12) : (c == d ? 12 : 24));
+                    }
                     int ok = 1;
                     for (Py_ssize_t k = 0; k < n_cl && ok; k++) {
                         int hits = 0, used = 0;
@@ -455,7 +472,7 @@ static PyObject *family_table(PyObject *self, PyObject *args) {
                             if (k4[i]) vectors[m * width + k4[i] - 1]++;
                         m++;
                     }
-                    weights[j]++;
+                    weights[j] += times;
                     if (with_card_slot)
                         for (int i = 0; i < 4; i++) card_slot[j * per_card + i * n_slots + o[i]]++;
                 }

@@ -97,12 +97,14 @@ def staged_count(
     cap: Sequence[int],
     max_states: int,
     max_work: int = 1 << 62,
+    max_bound: int = 1 << 62,
 ) -> int | None:
     """The programme's count (the coefficient at ``cap`` of the product of the tables'
     polynomials over the dimensions ``dims``, slot numbers), computed over merged
     capacity-1 dimensions as the module's text says; None where a table would hold more
-    than ``max_states`` entries or the products of entries by terms would add up to
-    more than ``max_work``.
+    than ``max_states`` entries, where the products of entries by terms would add up to
+    more than ``max_work``, or where a bound on them, known before any work, exceeds
+    ``max_bound``.
 
     >>> import kwartet_epistemic as kw
     >>> from kwartet_epistemic.epistemics.counting import WorldCounter
@@ -126,7 +128,7 @@ def staged_count(
     order = _order(keys, spans, ones)
     other_cap = tuple(cap[d] for d in others_at)
     n_other = len(others_at)
-    if _work_bound(keys, spans, order, ones, other_cap, tables) > max_work:
+    if _work_bound(keys, spans, order, ones, other_cap, tables) > max_bound:
         return None  # known before any work
 
     # The layout before family order[i]: the partition of the families order[i:].
@@ -167,17 +169,19 @@ def _work_bound(
     tables: Sequence[FamilyPoly],
 ) -> int:
     """An upper bound on the products of entries by terms: before each family, at most
-    every use of the other dimensions and of the parts that a family so far can reach,
-    times the family's terms."""
-    base = math.prod(c + 1 for c in other_cap)
+    every use (up to the cards placed so far) of the other dimensions and of the parts
+    that a family so far can reach, times the family's terms."""
     used: set[int] = set()
+    placed = 0
     total = 0
     for i, f in enumerate(order):
         parts = _parts(keys, order[i:], ones)
         sizes = _part_sizes(parts)
-        states = base * math.prod(sizes[j] + 1 for j in {parts[k] for k in used})
+        states = math.prod(min(c, placed) + 1 for c in other_cap)
+        states *= math.prod(min(sizes[j], placed) + 1 for j in {parts[k] for k in used})
         total += states * len(tables[f].weights)
         used |= spans[f]
+        placed += len(tables[f]._free)
     return total
 
 

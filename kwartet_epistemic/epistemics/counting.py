@@ -107,7 +107,8 @@ False never.  A lone holder's run of forty draws is counted in a tenth of a seco
 there, where the dense tables would need 2^40 entries; the answers are the same."""
 _STAGED_MIN_SIZE = 1 << 12  # smaller tables: the compiled programme is as fast
 _STAGED_MAX_STATES = 1 << 20  # entries of one merged table (a few hundred MB at most)
-_STAGED_SHARE = 100  # budget: this share of the dense work (an entry of a map is slow)
+_STAGED_SHARE = 1000  # budget: this share of the dense work (an entry of a map is slow)
+_STAGED_LOOSE = 100  # its bound before any work may exceed the budget this many times
 _STAGED_MAX_WORK = 1 << 26  # and no more than this many products of entries
 
 
@@ -136,8 +137,8 @@ _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without 
 _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entries
 _FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
-_EAGER_SIZE = 1 << 16  # larger tables with draws: ``marginals=True`` waits for first use
-_LAZY_CARD_SLOT = 1 << 16  # longer enumerations: a family table's card_slot waits
+_EAGER_SIZE = 1 << 12  # larger tables with draws: ``marginals=True`` waits for first use
+_LAZY_CARD_SLOT = 1 << 12  # longer enumerations: a family table's card_slot waits
 _SIMPLIFY_FROM = 16  # a family with more clauses: the kernel gets them simplified
 _MEMO_LIMIT = 20_000
 _CACHE_LIMIT = 20_000  # entries of a few KiB each: tens of MiB at most
@@ -877,9 +878,15 @@ class WorldCounter:
                 return _NO_FREE_CARD
 
             def rebuild() -> np.ndarray:
+                # The whole enumeration again, its rows put in the vectors' order (the
+                # first one may have enumerated fewer assignments, in another order).
                 again = _kernel.family_table(*arguments, True)
-                assert again is not None
-                return np.frombuffer(again[2], dtype=np.int64)
+                assert again is not None and answer is not None
+                width = max(n_dims, 1) * 8
+                rows = {again[0][k : k + width]: k // width for k in range(0, len(again[0]), width)}
+                order = [rows[answer[0][k : k + width]] for k in range(0, len(answer[0]), width)]
+                card_slot = np.frombuffer(again[2], dtype=np.int64).reshape(len(order), -1)
+                return card_slot[order].ravel()
 
             return _poly_from_kernel(
                 answer,
@@ -952,18 +959,22 @@ class WorldCounter:
         """The count over merged capacity-1 dimensions (see :data:`USE_STAGED`), or None
         where it is not tried or runs out of its budget: a thousandth of the dense
         tables' work (an entry of its maps costs about a hundred times an entry of a
-        dense pass), at most :data:`_STAGED_MAX_WORK` products of entries."""
+        dense pass), at most :data:`_STAGED_MAX_WORK` products of entries.  It is not
+        tried where a bound on that work, known before it starts, exceeds the budget
+        :data:`_STAGED_LOOSE` times (the bound is loose: it assumes every use of every
+        part it cannot rule out)."""
         if USE_STAGED is False or self.zero:
             return None
         size = self._size
         ones = sum(1 for c in self.cap if c == 1)
         if USE_STAGED is None and (size < _STAGED_MIN_SIZE or ones < 2):
             return None
-        work = 1 << 62
+        work = bound = 1 << 62
         if USE_STAGED is None:
             dense = size * sum(min(len(t.weights), _SPARSE_PASSES) for t in self.tables)
             work = min(dense // _STAGED_SHARE, _STAGED_MAX_WORK)
-        return staged_count(self.tables, self.dims, self.cap, _STAGED_MAX_STATES, work)
+            bound = work * _STAGED_LOOSE
+        return staged_count(self.tables, self.dims, self.cap, _STAGED_MAX_STATES, work, bound)
 
     def _check_memory(self, wanted: list[int], width: str, keep_backward: bool) -> None:
         """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take more

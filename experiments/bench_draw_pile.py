@@ -20,7 +20,7 @@ seven each; B and C hand all their cards to A before anyone draws, and A, alone 
 cards, draws the whole 31-card stock, laying down each family it completes.  The public
 ``count_worlds()`` after every event, as a fresh state computes it, per number of draws:
 the families to come tell few of those draws apart, and the merged-draw count takes them
-together (``counting.USE_STAGED``), where the dense tables would need 2^34 entries.
+together (``counting.USE_STAGED``), where the dense tables would need 2^33 entries.
 
 Run: ``python experiments/bench_draw_pile.py [--draws 10] [--seed 1] [--players 4]
 [--deck piquet|standard] [--give-up SECONDS] [--agent-games 6] [--dense] [--no-lone]

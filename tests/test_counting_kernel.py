@@ -216,3 +216,50 @@ def test_family_tables_of_the_kernel_and_numpy_agree_with_many_dimensions(
         assert (kernel.weights == numpy_path.weights).all()
         assert (kernel.card_slot == numpy_path.card_slot).all()
         assert kernel.assignments == numpy_path.assignments
+
+
+@pytest.mark.skipif(not kernel_available(), reason="needs the kernel")
+@fast(80)
+@given(
+    n_slots=st.integers(2, 40),
+    seed=st.integers(0, 10_000),
+    alike=st.booleans(),
+    n_clauses=st.integers(0, 3),
+    free=st.sampled_from([15, 15, 7, 11]),
+)
+def test_family_tables_without_card_slot_have_the_same_vectors_and_weights(
+    n_slots: int, seed: int, alike: bool, n_clauses: int, free: int
+) -> None:
+    # Without card_slot, four alike cards enumerate only their sorted assignments, each
+    # weighted by its permutations: the same polynomial, its vectors in another order.
+    from kwartet_epistemic import _counting_kernel as kernel
+
+    rng = np.random.default_rng(seed)
+    every = (1 << n_slots) - 1
+
+    def mask() -> int:
+        return int(rng.integers(1, every + 1)) if n_slots < 63 else every
+
+    first = mask()
+    options = tuple(first if alike else mask() for _ in range(4))
+    clauses = []
+    for _ in range(n_clauses):
+        condition = mask()
+        conditions = [condition] * 4 if alike else [mask() for _ in range(4)]
+        clauses.append((int(rng.integers(0, 3)), *conditions))
+    dims = [int(d) for d in rng.permutation(n_slots)]
+    dims[int(rng.integers(0, n_slots))] = -1  # one slot is no dimension (implied)
+    n_dims = n_slots
+    full = kernel.family_table(options, tuple(clauses), free, tuple(dims), n_dims, n_slots, True)
+    lazy = kernel.family_table(options, tuple(clauses), free, tuple(dims), n_dims, n_slots, False)
+    assert (full is None) == (lazy is None)
+    if full is None:
+        return
+    assert lazy[2] == b""
+
+    def polynomial(answer):
+        vectors = np.frombuffer(answer[0], dtype=np.int64).reshape(-1, n_dims)
+        weights = np.frombuffer(answer[1], dtype=np.int64)
+        return {tuple(v): int(w) for v, w in zip(vectors.tolist(), weights.tolist(), strict=True)}
+
+    assert polynomial(full) == polynomial(lazy)

@@ -157,7 +157,7 @@ def staged_count(
         new_parts = _parts(keys, order[i + 1 :], ones)
         table, sizes = _merge(product, n_other, parts, sizes, new_parts)
         parts = new_parts
-    return table.get(other_cap, 0)  # no family: the empty product
+    return table.get(other_cap + tuple(sizes), 0)  # no family: the empty product
 
 
 def _work_bound(

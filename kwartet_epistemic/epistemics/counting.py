@@ -103,8 +103,11 @@ USE_STAGED: bool | None = None
 (:mod:`~kwartet_epistemic.epistemics._staged`): draws that no family still to be
 multiplied tells apart are one dimension there.  None (the default) tries it on tables
 of :data:`_STAGED_MIN_SIZE` entries or more, within a budget of work; True always;
-False never.  A lone holder's run of forty draws is counted in a tenth of a second
-there, where the dense tables would need 2^40 entries; the answers are the same."""
+False never.  When a lone holder draws the 31 cards of a 52-card stock, each event is
+counted in tens of milliseconds there, where the dense tables would need 2^33 entries;
+the answers are the same.  Where a count came from it and the marginals' tables would
+not fit in :data:`MEMORY_LIMIT`, location counts are such counts with one card
+restricted to a player's slots."""
 _STAGED_MIN_SIZE = 1 << 12  # smaller tables: the compiled programme is as fast
 _STAGED_MAX_STATES = 1 << 20  # entries of one merged table (a few hundred MB at most)
 _STAGED_SHARE = 1000  # budget: this share of the dense work (an entry of a map is slow)

@@ -984,12 +984,8 @@ class WorldCounter:
         than :data:`MEMORY_LIMIT`, before they are allocated."""
         entry = {"narrow": 8, "wide": 16}.get(width, 48)  # a Python integer and its slot
         n = len(self.tables)
-        if keep_backward:
-            kept = 2 * n + 8
-        elif wanted:
-            kept = 2 * (n - min(wanted)) + 10
-        else:
-            kept = 10
+        # The wanted tables go last (_kernel_order): two tables for each, ten more.
+        kept = 2 * n + 8 if keep_backward else 2 * len(wanted) + 10
         if not self._use_kernel(width):
             kept = 2 * n + 4  # the NumPy path keeps every forward table
         need = self._size * entry * kept

@@ -115,17 +115,21 @@ def test_tables_beyond_the_memory_limit_are_refused(monkeypatch) -> None:
         fresh.count_worlds()
     with pytest.raises(kw.ModelTooLargeError, match="entries"):
         fresh.location_probabilities("B")
-    monkeypatch.setattr(counting, "MEMORY_LIMIT", counting._memory_limit())
+    monkeypatch.setattr(counting, "MEMORY_LIMIT", None)  # what memory is free
     assert fresh.count_worlds() == expected  # nothing half done was kept
     assert np.array_equal(fresh.location_probabilities("A"), probabilities)
 
 
 def test_the_memory_limit_reads_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("KWARTET_MEMORY_LIMIT", "123456789")
-    assert counting._memory_limit() == 123456789
+    assert counting._limit_from_environment() == 123456789
     for text in ("", "lots", "-5", "0", "9" * 30):
         monkeypatch.setenv("KWARTET_MEMORY_LIMIT", text)
-        assert counting._memory_limit() > 1 << 20  # the machine's default
+        assert counting._limit_from_environment() is None
+    monkeypatch.setattr(counting, "MEMORY_LIMIT", None)
+    assert counting._memory_limit() > 1 << 20  # what memory is free now
+    monkeypatch.setattr(counting, "MEMORY_LIMIT", 5000)
+    assert counting._memory_limit() == 5000
 
 
 def test_card_placements_left_out_of_long_enumerations_are_made_when_needed(monkeypatch) -> None:

@@ -115,25 +115,41 @@ _STAGED_LOOSE = 100  # its bound before any work may exceed the budget this many
 _STAGED_MAX_WORK = 1 << 26  # and no more than this many products of entries
 
 
-def _memory_limit() -> int:
-    """The default of :data:`MEMORY_LIMIT`: the environment's ``KWARTET_MEMORY_LIMIT``
-    (bytes) if it is a positive integer, else half the machine's memory (8 GiB where it
-    cannot be read)."""
+def _limit_from_environment() -> int | None:
+    """The environment's ``KWARTET_MEMORY_LIMIT`` (bytes) if it is a positive integer,
+    else None."""
     text = os.environ.get("KWARTET_MEMORY_LIMIT", "").strip()
     if text.isdigit() and len(text) < 20 and int(text) > 0:
         return int(text)
+    return None
+
+
+MEMORY_LIMIT: int | None = _limit_from_environment()
+"""The most memory (bytes) that the counting programme's tables may take: above it, a
+count or marginal raises :class:`~kwartet_epistemic.errors.ModelTooLargeError` (naming
+the tables' size and the limit) before anything is allocated, instead of running the
+machine out of memory.  None (the default, unless the environment's
+``KWARTET_MEMORY_LIMIT`` gives bytes): nine tenths of the memory available at that
+moment (``MemAvailable``; half the machine's memory where that cannot be read)."""
+
+
+def _memory_limit() -> int:
+    """The limit in force now (see :data:`MEMORY_LIMIT`)."""
+    if MEMORY_LIMIT is not None:
+        return MEMORY_LIMIT
     try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 * 9 // 10
+    except (OSError, ValueError, IndexError):  # pragma: no cover - platform
+        pass
+    try:  # pragma: no cover - platform
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
     except (ValueError, OSError, AttributeError):  # pragma: no cover - platform
         return 8 << 30
 
 
-MEMORY_LIMIT: int = _memory_limit()
-"""The most memory (bytes) that the counting programme's tables may take: above it, a
-count or marginal raises :class:`~kwartet_epistemic.errors.ModelTooLargeError` (naming
-the tables' size and this limit) before anything is allocated, instead of running the
-machine out of memory.  Half the machine's memory by default, or the environment's
-``KWARTET_MEMORY_LIMIT`` in bytes."""
 _SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
 _SPARSE_SHARE = 10  # its budget: this share of the dense work (see WorldCounter._run_sparse)
 _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
@@ -989,14 +1005,15 @@ class WorldCounter:
         if not self._use_kernel(width):
             kept = 2 * n + 4  # the NumPy path keeps every forward table
         need = self._size * entry * kept
-        if need > MEMORY_LIMIT:
+        limit = _memory_limit()
+        if need > limit:
             ones = sum(1 for c in self.cap if c == 1)
             raise ModelTooLargeError(
                 f"exact counting here needs tables of {self._size:,} entries "
                 f"({len(self.cap)} dimensions, {ones} of them of capacity 1: unseen draws), "
                 f"about {need / 2**30:,.1f} GiB, above the limit of "
-                f"{MEMORY_LIMIT / 2**30:,.1f} GiB (counting.MEMORY_LIMIT, or "
-                f"KWARTET_MEMORY_LIMIT in bytes)"
+                f"{limit / 2**30:,.1f} GiB (counting.MEMORY_LIMIT, or "
+                f"KWARTET_MEMORY_LIMIT in bytes; by default what memory is free)"
             )
 
     def _kernel_order(
@@ -1154,7 +1171,7 @@ class WorldCounter:
             max_states = size // _SPARSE_DENSITY
         # A state of a map takes its key and count, twice over for the hashing, in a
         # few maps at a time.
-        max_states = min(max_states, MEMORY_LIMIT // 128)
+        max_states = min(max_states, _memory_limit() // 128)
         count: int | None = _kernel.sparse(self.cap, polys, requests, wide, budget, max_states)
         return count
 

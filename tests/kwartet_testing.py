@@ -11,6 +11,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kwartet_epistemic as kw
@@ -124,6 +125,17 @@ def position_arguments(families: int, players: int, asks: int) -> dict[str, st.S
         "asks": st.integers(0, asks),
         "which": st.integers(0, 2),
     }
+
+
+def on_random_positions(examples: int, families: int, players: int, asks: int):
+    """A test run on ``examples`` sets of :func:`random_position`'s arguments, up to these
+    many families, players and asks (function-scoped fixtures such as ``monkeypatch``
+    allowed: each example sets what it changes afresh)."""
+    return lambda test: settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )(given(**position_arguments(families, players, asks))(test))
 
 
 def random_position(seed: int, variant: int, families: int, players: int, asks: int, which: int):

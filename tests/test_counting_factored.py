@@ -11,11 +11,11 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from kwartet_testing import (
+    on_random_positions,
     played_position,
-    position_arguments,
     public_history,
     random_position,
     viewer_infos,
@@ -45,10 +45,7 @@ def _answers(history, viewers, mode, monkeypatch, *, backward: bool = False):
     return counter.count, origins, tables
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(**position_arguments(families=8, players=6, asks=30))
+@on_random_positions(60, families=8, players=6, asks=30)
 def test_factored_programme_equals_the_use_vector_programme(
     seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
 ) -> None:
@@ -179,10 +176,7 @@ def _small_primes_beyond(bound: int) -> list[int]:
     return primes
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(**position_arguments(families=7, players=5, asks=25))
+@on_random_positions(40, families=7, players=5, asks=25)
 def test_counts_beyond_the_kernel_widths_are_joined_from_residues_exactly(
     seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
 ) -> None:

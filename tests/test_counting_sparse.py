@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from kwartet_testing import position_arguments, public_history, random_position, viewer_infos
+from kwartet_testing import on_random_positions, public_history, random_position, viewer_infos
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
@@ -48,10 +47,7 @@ class _Spy:
 
 
 @pytest.mark.parametrize("wide", [False, True])
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(**position_arguments(families=8, players=6, asks=30))
+@on_random_positions(60, families=8, players=6, asks=30)
 def test_sparse_programme_equals_the_dense_tables(
     wide: bool,
     seed: int,

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from kwartet_testing import position_arguments, random_game, random_position
+from kwartet_testing import on_random_positions, random_game, random_position
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
@@ -29,10 +28,7 @@ def _count(history, viewers, staged: bool, monkeypatch) -> int:
     return WorldCounter(history, viewers).count
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(**position_arguments(families=5, players=5, asks=25))
+@on_random_positions(40, families=5, players=5, asks=25)
 def test_staged_count_equals_the_programme(
     seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
 ) -> None:

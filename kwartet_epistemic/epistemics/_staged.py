@@ -128,11 +128,11 @@ def staged_count(
     order = _order(keys, spans, ones)
     other_cap = tuple(cap[d] for d in others_at)
     n_other = len(others_at)
-    if _work_bound(keys, spans, order, ones, other_cap, tables) > max_bound:
-        return None  # known before any work
-
     # The layout before family order[i]: the partition of the families order[i:].
-    parts = _parts(keys, order, ones)
+    stages = [_parts(keys, order[i:], ones) for i in range(len(order))]
+    if _work_bound(stages, spans, order, other_cap, tables) > max_bound:
+        return None  # known before any work
+    parts = stages[0] if stages else _parts(keys, [], ones)  # no family: one part
     sizes = _part_sizes(parts)
     table: dict[tuple[int, ...], int] = {
         (0,) * (n_other + len(sizes)): math.prod(math.factorial(p) for p in sizes)
@@ -154,17 +154,16 @@ def staged_count(
             return None
         if i + 1 == len(order):
             return product.get(limit, 0)
-        new_parts = _parts(keys, order[i + 1 :], ones)
+        new_parts = stages[i + 1]
         table, sizes = _merge(product, n_other, parts, sizes, new_parts)
         parts = new_parts
     return table.get(other_cap + tuple(sizes), 0)  # no family: the empty product
 
 
 def _work_bound(
-    keys: list[list[tuple[object, ...]]],
+    stages: list[list[int]],
     spans: list[set[int]],
     order: list[int],
-    ones: int,
     other_cap: tuple[int, ...],
     tables: Sequence[FamilyPoly],
 ) -> int:
@@ -174,8 +173,7 @@ def _work_bound(
     used: set[int] = set()
     placed = 0
     total = 0
-    for i, f in enumerate(order):
-        parts = _parts(keys, order[i:], ones)
+    for parts, f in zip(stages, order, strict=True):
         sizes = _part_sizes(parts)
         states = math.prod(min(c, placed) + 1 for c in other_cap)
         states *= math.prod(min(sizes[j], placed) + 1 for j in {parts[k] for k in used})

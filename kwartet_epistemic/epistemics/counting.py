@@ -1465,10 +1465,7 @@ class WorldCounter:
         (Python integers).  A card seen is with its holder in every world."""
         history = self.history
         players = history.players
-        owned = [0] * len(players)
-        for slot, owner in enumerate(history.slot_owner):
-            if owner is not None:
-                owned[players.index(owner)] |= 1 << slot
+        owned = [history.reach[p] for p in players]  # each player's hand and draws
         listed = list(cards)
         result = np.zeros((len(listed), len(players)), dtype=object)
         restrict = dict(self._viewer_restrict or {})

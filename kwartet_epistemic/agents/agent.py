@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -44,10 +45,12 @@ from kwartet_epistemic.agents.policies import (
 )
 from kwartet_epistemic.agents.programs import GREEDY_PROGRAM, OWNER_PROGRAM
 from kwartet_epistemic.agents.search import Search
-from kwartet_epistemic.errors import GameSetupError, IllegalAskError
+from kwartet_epistemic.epistemics.counting import memory_limit
+from kwartet_epistemic.errors import GameSetupError, IllegalAskError, ModelTooLargeError
 from kwartet_epistemic.game import Ask, PlayerView
 
 __all__ = [
+    "AGENT_MEMORY_LIMIT",
     "Agent",
     "AgentSpec",
     "PolicyFactory",
@@ -58,6 +61,13 @@ __all__ = [
     "policy_names",
     "register_policy",
 ]
+
+AGENT_MEMORY_LIMIT = 4 << 30
+"""The most memory (bytes) that the exact counting of one decision may take (see
+:func:`~kwartet_epistemic.epistemics.counting.memory_limit`): a fixed limit, so that
+where an agent's exact knowledge does not fit, it does not fit on any machine with that
+much memory free, and games repeat.  Above it the agent decides on its fallback
+knowledge (:class:`Agent`).  Four GiB: a decision within it takes seconds."""
 
 #: Builds a policy from its spec options (``key -> value``; a bare switch maps to "").
 PolicyFactory = Callable[[Mapping[str, str]], Policy]
@@ -161,10 +171,17 @@ class Agent:
     It sees only the views it is given and returns an :class:`~kwartet_epistemic.Ask`;
     it never touches the game itself.
 
+    Where exact counting for a decision would take more than ``memory_limit`` bytes
+    (:data:`AGENT_MEMORY_LIMIT`; a 52-card draw-pile game, after many unseen draws),
+    the agent decides that ask on ``fallback`` knowledge (``facts`` by default: it never
+    locates a card that the exact knowledge does not), kept up to date from then on, and
+    counts it in :attr:`fallbacks`, warning once; with ``fallback=None`` the
+    :class:`~kwartet_epistemic.errors.ModelTooLargeError` reaches the caller.
+
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
     >>> agent = Agent("A", KnowledgePolicy(), make_knowledge("exact", "A"), np.random.default_rng(0))
-    >>> agent.choose(game.view("A")).asker
-    'A'
+    >>> agent.choose(game.view("A")).asker, agent.fallbacks
+    ('A', 0)
     """
 
     def __init__(
@@ -174,20 +191,43 @@ class Agent:
         knowledge: KnowledgeBase,
         rng: np.random.Generator | None = None,
         spec: AgentSpec | None = None,
+        *,
+        fallback: str | None = "facts",
+        memory_limit: int | None = None,
     ) -> None:
         if knowledge.player != player:
             raise GameSetupError(
                 f"agent {player}: its knowledge belongs to {knowledge.player}, not to {player}"
+            )
+        if fallback is not None and fallback not in KNOWLEDGE_KINDS:
+            raise GameSetupError(
+                f"agent {player}: fallback {fallback!r} is not one of "
+                + ", ".join(KNOWLEDGE_KINDS)
+                + " (or None)"
+            )
+        if memory_limit is not None and (
+            isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or memory_limit <= 0
+        ):
+            raise GameSetupError(
+                f"agent {player}: memory_limit={memory_limit!r}: expected a whole number of "
+                "bytes above 0 (or None: AGENT_MEMORY_LIMIT)"
             )
         self.player = player
         self.policy = policy
         self.knowledge = knowledge
         self.rng = rng if rng is not None else np.random.default_rng()
         self.spec = spec
+        self.fallback = fallback
+        self.memory_limit = memory_limit
+        #: Decisions taken on the fallback knowledge (exact counting did not fit).
+        self.fallbacks = 0
+        self._fallback_knowledge: KnowledgeBase | None = None
 
     def observe(self, view: PlayerView) -> None:
         """Take in a view without choosing (e.g. to follow the game between turns)."""
         self.knowledge.update(view)
+        if self._fallback_knowledge is not None:
+            self._fallback_knowledge.update(view)
 
     def choose(self, view: PlayerView) -> Ask:
         """The ask this agent makes in ``view`` (it must be the agent's turn)."""
@@ -199,7 +239,28 @@ class Agent:
         if not asks:
             raise IllegalAskError(f"{self.player} has no legal ask: it is not their turn")
         self.knowledge.update(view)
-        return self.policy.choose(view, self.knowledge, asks, self.rng)
+        if self._fallback_knowledge is not None:
+            self._fallback_knowledge.update(view)
+        limit = AGENT_MEMORY_LIMIT if self.memory_limit is None else self.memory_limit
+        try:
+            with memory_limit(limit):
+                return self.policy.choose(view, self.knowledge, asks, self.rng)
+        except ModelTooLargeError:
+            if self.fallback is None or self.fallback == self.knowledge.kind:
+                raise
+        if self._fallback_knowledge is None:
+            self._fallback_knowledge = make_knowledge(self.fallback, self.player)
+            self._fallback_knowledge.update(view)
+            # One text per player and limit: Python's filter shows it once, not per game.
+            warnings.warn(
+                f"agent {self.player}: exact counting for a decision needs more than its "
+                f"memory limit of {limit:,} bytes; it decides on {self.fallback} knowledge "
+                "there (Agent.fallbacks counts those decisions)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        self.fallbacks += 1
+        return self.policy.choose(view, self._fallback_knowledge, asks, self.rng)
 
     def __repr__(self) -> str:
         name = str(self.spec) if self.spec else f"{self.policy.name}:{self.knowledge.kind}"

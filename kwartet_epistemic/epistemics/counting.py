@@ -46,7 +46,9 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -75,6 +77,7 @@ __all__ = [
     "kernel_available",
     "exact_probabilities",
     "family_probabilities",
+    "memory_limit",
 ]
 
 USE_KERNEL = os.environ.get("KWARTET_NO_KERNEL", "") in ("", "0")
@@ -133,8 +136,55 @@ machine out of memory.  None (the default, unless the environment's
 moment (``MemAvailable``; half the machine's memory where that cannot be read)."""
 
 
+_BLOCK_LIMIT: ContextVar[int | None] = ContextVar("kwartet_memory_limit", default=None)
+
+
+@contextmanager
+def memory_limit(limit: int) -> Iterator[None]:
+    """Within the block, the counting programme's tables may take at most ``limit``
+    bytes (or :data:`MEMORY_LIMIT`, if that is lower): above, a count or marginal raises
+    :class:`~kwartet_epistemic.errors.ModelTooLargeError` before anything is allocated.
+    Unlike the default limit (the memory free at that moment), a fixed one refuses the
+    same positions on every machine that has that much memory free: agents decide
+    under one (:data:`~kwartet_epistemic.agents.agent.AGENT_MEMORY_LIMIT`), so that their
+    games repeat.  Blocks nest (the innermost limit counts, never above an outer one)
+    and hold per thread.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> _ = game.ask("A", "7S")   # B asks A for the seven of spades and gets it
+    >>> with memory_limit(100):
+    ...     kw.knowledge(game).count_worlds()
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.ModelTooLargeError: exact counting here needs tables of 648 entries (3 dimensions, 0 of them of capacity 1: unseen draws), about 131.6 KiB, above the limit of 100 bytes (counting.MEMORY_LIMIT, KWARTET_MEMORY_LIMIT in bytes, or a counting.memory_limit block; by default what memory is free)
+    >>> with memory_limit(1 << 30):
+    ...     kw.knowledge(game).count_worlds()
+    14014945813898880
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        raise KwartetError(f"memory limit {limit!r}: expected a whole number of bytes above 0")
+    outer = _BLOCK_LIMIT.get()
+    token = _BLOCK_LIMIT.set(limit if outer is None else min(limit, outer))
+    try:
+        yield
+    finally:
+        _BLOCK_LIMIT.reset(token)
+
+
+def _amount(size: int) -> str:
+    """A number of bytes for a message: ``'1.5 GiB'``, ``'3.0 MiB'``, ``'512 bytes'``."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size / (1 << shift):,.1f} {unit}"
+    return f"{size:,} bytes"
+
+
 def _memory_limit() -> int:
-    """The limit in force now (see :data:`MEMORY_LIMIT`)."""
+    """The limit in force now (see :data:`MEMORY_LIMIT` and :func:`memory_limit`)."""
+    block = _BLOCK_LIMIT.get()
+    if block is not None:
+        return block if MEMORY_LIMIT is None else min(block, MEMORY_LIMIT)
     if MEMORY_LIMIT is not None:
         return MEMORY_LIMIT
     try:
@@ -956,9 +1006,9 @@ class WorldCounter:
             if count is not None:
                 self._merged = True
                 return count
-        self._check_memory(wanted, width, keep_backward)
         if self._use_kernel(width):
-            return self._run_kernel(wanted, width == "wide", keep_backward)
+            return self._run_kernel(wanted, width, keep_backward)
+        self._check_memory(wanted, width, keep_backward)
         if (
             width == "big"
             and not keep_backward
@@ -1011,9 +1061,9 @@ class WorldCounter:
             raise ModelTooLargeError(
                 f"exact counting here needs tables of {self._size:,} entries "
                 f"({len(self.cap)} dimensions, {ones} of them of capacity 1: unseen draws), "
-                f"about {need / 2**30:,.1f} GiB, above the limit of "
-                f"{limit / 2**30:,.1f} GiB (counting.MEMORY_LIMIT, or "
-                f"KWARTET_MEMORY_LIMIT in bytes; by default what memory is free)"
+                f"about {_amount(need)}, above the limit of {_amount(limit)} "
+                f"(counting.MEMORY_LIMIT, KWARTET_MEMORY_LIMIT in bytes, or a "
+                f"counting.memory_limit block; by default what memory is free)"
             )
 
     def _kernel_order(
@@ -1081,8 +1131,13 @@ class WorldCounter:
                 origins[first : first + 4] = origins[source : source + 4]
         return count
 
-    def _run_kernel(self, wanted: list[int], wide: bool, keep_backward: bool) -> int:
+    def _run_kernel(self, wanted: list[int], width: str, keep_backward: bool) -> int:
+        """The programme in the kernel: on maps of the reachable states where they pay
+        (:meth:`_run_sparse`; they keep within the memory limit themselves), else on the
+        dense tables, refused (:meth:`_check_memory`) before they are allocated."""
         assert _kernel is not None
+        wide = width == "wide"
+        asked = list(wanted)
         copies: list[tuple[FamilyPoly, FamilyPoly]] = []
         if keep_backward:
             tables = self.tables
@@ -1104,10 +1159,12 @@ class WorldCounter:
                 out = np.empty(2 * table.card_slot.shape[1], dtype=np.int64)
                 outputs.append(out)
                 requests.append((position, table.card_slot, out))
+        count = None if keep_backward else self._run_sparse(tables, polys, requests, wide)
+        if count is None:
+            self._check_memory(asked, width, keep_backward)
         backward = None
         if keep_backward:
             backward = np.empty((len(tables) + 1) * self._size, dtype=np.int64)
-        count = None if keep_backward else self._run_sparse(tables, polys, requests, wide)
         if count is None:
             plan = self._factored_plan(tables)
             if plan is None:
@@ -1693,6 +1750,7 @@ def family_probabilities(
         and _kernel is not None
         and not history.game_goes_on_with_dead_cards()
         and not history.stuck_twins()
+        and _recount_fits(n_families)
     ):
         count = _kernel.recount(
             history.capacity,
@@ -1719,6 +1777,20 @@ def family_probabilities(
 
 
 _WANTED_ROWS: dict[frozenset[int], tuple[list[int], np.ndarray]] = {}
+
+
+_RECOUNT_MAX_SIZE = 1 << 22  # the kernel's recount: tables of at most this many entries
+
+
+def _recount_fits(n_families: int) -> bool:
+    """Whether the kernel's one-call recount keeps within a memory limit that is set
+    (:data:`MEMORY_LIMIT`, :func:`memory_limit`): its tables (int64) are at most
+    :data:`_RECOUNT_MAX_SIZE` entries, about two per family and ten more.  Below such a
+    limit the :class:`WorldCounter` runs, which refuses before it allocates.  (The
+    default limit, what memory is free, is not read here: it costs a file read.)"""
+    block = _BLOCK_LIMIT.get()
+    limit = MEMORY_LIMIT if block is None else block
+    return limit is None or limit >= _RECOUNT_MAX_SIZE * 8 * (2 * n_families + 10)
 
 
 def _wanted_rows(wanted: frozenset[int]) -> tuple[list[int], np.ndarray]:

@@ -202,6 +202,7 @@ def _memory_limit() -> int:
 
 _SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
 _SPARSE_SHARE = 10  # its budget: this share of the dense work (see WorldCounter._run_sparse)
+_SPARSE_PUBLIC_SHARE = 100  # the same for the public worlds after draws (they reach most)
 _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
 _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entries
 _FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
@@ -1208,7 +1209,11 @@ class WorldCounter:
         The budget is a tenth of the dense tables' work: their size times, per family,
         its passes (the fewer of its use vectors and, with draws, its factored form's
         passes; without draws at most :data:`_SPARSE_PASSES`), twice that for marginals.
-        Where it runs out, the dense tables lose at most about a fifth of their time.  A
+        Where it runs out, the dense tables lose at most about a fifth of their time.
+        The public worlds after two draws or more (:data:`_SPARSE_PUBLIC_SHARE`) reach
+        most of their box, nobody's hand being known (random fish games: a third of the
+        states, and the maps never finished within the budget): there it is a hundredth,
+        which spares them most of that loss and still lets small reachable sets through.  A
         map holds at most half the dense table's entries (a state takes about four times
         an entry's memory, and a few maps live at a time where the dense programme keeps
         ten tables or more): the maps take about as much memory as the dense tables at
@@ -1224,7 +1229,8 @@ class WorldCounter:
             for table in tables:
                 form = table.factored if draws else None
                 passes += min(len(table.weights), form[2] if form else _SPARSE_PASSES)
-            budget = size * passes * (2 if requests else 1) // _SPARSE_SHARE
+            share = _SPARSE_PUBLIC_SHARE if draws and not self.viewers else _SPARSE_SHARE
+            budget = size * passes * (2 if requests else 1) // share
             max_states = size // _SPARSE_DENSITY
         # A state of a map takes its key and count, twice over for the hashing, in a
         # few maps at a time.

@@ -88,6 +88,20 @@ def test_the_maps_answer_where_the_dense_tables_do_not_fit(draws: int) -> None:
     assert got is not None and np.array_equal(got, expected)
 
 
+def test_the_maps_get_a_bounded_budget_where_the_dense_tables_do_not_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    view = _draw_pile_view(10)  # tables of 8,192 entries: the maps are tried by default
+    expected = _probabilities(view, 1 << 40, sparse=False)
+    low = 1 << 10
+    while _probabilities(view, low, sparse=False) is None:
+        low *= 2  # a limit the dense tables fit in, and half of it, which they do not
+    assert np.array_equal(_probabilities(view, low // 2, sparse=None), expected)
+    monkeypatch.setattr(counting, "_SPARSE_UNFIT_WORK", 1)  # the maps give up at once
+    assert _probabilities(view, low // 2, sparse=None) is None
+    assert np.array_equal(_probabilities(view, low, sparse=None), expected)  # as before
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_an_agent_whose_exact_knowledge_does_not_fit_plays_on_facts(
     seed: int, monkeypatch: pytest.MonkeyPatch

@@ -127,7 +127,7 @@ def test_maps_beyond_their_limit_give_up(monkeypatch) -> None:
     exact = counting._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 1 << 40)
     assert exact == counter.count
     assert counting._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 100) is None
-    monkeypatch.setattr(counting, "_SPARSE_DENSITY", 1 << 40)  # a limit of 0 states
+    monkeypatch.setattr(counting, "_SPARSE_DENSITY", counter._size // 16)  # 16 states
     spy = _Spy(monkeypatch)
     assert WorldCounter(history, viewers).count == counter.count
     assert spy.results and all(r is None for r in spy.results)

@@ -203,6 +203,7 @@ def _memory_limit() -> int:
 _SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
 _SPARSE_SHARE = 10  # its budget: this share of the dense work (see WorldCounter._run_sparse)
 _SPARSE_PUBLIC_SHARE = 100  # the same for the public worlds after draws (they reach most)
+_SPARSE_UNFIT_WORK = 1 << 27  # its budget where the dense tables would not fit: 1-2 s
 _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
 _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entries
 _FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
@@ -1046,16 +1047,20 @@ class WorldCounter:
             bound = work * _STAGED_LOOSE
         return staged_count(self.tables, self.dims, self.cap, _STAGED_MAX_STATES, work, bound)
 
-    def _check_memory(self, wanted: list[int], width: str, keep_backward: bool) -> None:
-        """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take more
-        than :data:`MEMORY_LIMIT`, before they are allocated."""
+    def _memory_need(self, wanted: list[int], width: str, keep_backward: bool) -> int:
+        """The bytes the dense programme's tables would take."""
         entry = {"narrow": 8, "wide": 16}.get(width, 48)  # a Python integer and its slot
         n = len(self.tables)
         # The wanted tables go last (_kernel_order): two tables for each, ten more.
         kept = 2 * n + 8 if keep_backward else 2 * len(wanted) + 10
         if not self._use_kernel(width):
             kept = 2 * n + 4  # the NumPy path keeps every forward table
-        need = self._size * entry * kept
+        return self._size * entry * kept
+
+    def _check_memory(self, wanted: list[int], width: str, keep_backward: bool) -> None:
+        """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take more
+        than :data:`MEMORY_LIMIT`, before they are allocated."""
+        need = self._memory_need(wanted, width, keep_backward)
         limit = _memory_limit()
         if need > limit:
             ones = sum(1 for c in self.cap if c == 1)
@@ -1160,7 +1165,10 @@ class WorldCounter:
                 out = np.empty(2 * table.card_slot.shape[1], dtype=np.int64)
                 outputs.append(out)
                 requests.append((position, table.card_slot, out))
-        count = None if keep_backward else self._run_sparse(tables, polys, requests, wide)
+        count = None
+        if not keep_backward:
+            fits = self._memory_need(asked, width, keep_backward) <= _memory_limit()
+            count = self._run_sparse(tables, polys, requests, wide, fits)
         if count is None:
             self._check_memory(asked, width, keep_backward)
         backward = None
@@ -1202,9 +1210,13 @@ class WorldCounter:
         polys: list[tuple[np.ndarray, np.ndarray]],
         requests: list[Any],
         wide: bool,
+        fits: bool = True,
     ) -> int | None:
         """The programme on maps of the reachable states (see :data:`USE_SPARSE`), or None
-        where it is not tried or would take longer than the dense tables.
+        where it is not tried or would take longer than the dense tables.  Where these
+        do not fit in memory (not ``fits``: the count is refused if the maps give up), the
+        maps get :data:`_SPARSE_UNFIT_WORK` of work and as many states as memory allows,
+        so that a refusal comes within a second or two.
 
         The budget is a tenth of the dense tables' work: their size times, per family,
         its passes (the fewer of its use vectors and, with draws, its factored form's
@@ -1232,9 +1244,14 @@ class WorldCounter:
             share = _SPARSE_PUBLIC_SHARE if draws and not self.viewers else _SPARSE_SHARE
             budget = size * passes * (2 if requests else 1) // share
             max_states = size // _SPARSE_DENSITY
+            if not fits:  # the maps or nothing: all the states memory allows, in time
+                budget, max_states = _SPARSE_UNFIT_WORK, size
         # A state of a map takes its key and count, twice over for the hashing, in a
-        # few maps at a time.
-        max_states = min(max_states, _memory_limit() // 128)
+        # few maps at a time; a map starts with room for 16.
+        room = _memory_limit() // 128
+        if room < 16:
+            return None
+        max_states = min(max_states, room)
         count: int | None = _kernel.sparse(self.cap, polys, requests, wide, budget, max_states)
         return count
 

@@ -49,7 +49,7 @@ def _probabilities(view: kw.PlayerView, limit: int, sparse: bool | None) -> np.n
         counting.USE_SPARSE = saved
 
 
-def test_a_memory_limit_block_refuses_and_restores() -> None:
+def test_a_memory_limit_block_refuses_and_restores(monkeypatch: pytest.MonkeyPatch) -> None:
     game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
     game.ask("A", "7S")
     expected = kw.knowledge(game).count_worlds()
@@ -64,6 +64,15 @@ def test_a_memory_limit_block_refuses_and_restores() -> None:
             assert counting._memory_limit() == 1 << 30
         assert kw.knowledge(game).count_worlds() == expected
     assert counting._BLOCK_LIMIT.get() is None  # restored after the error too
+    monkeypatch.setattr(counting, "MEMORY_LIMIT", 100)  # a block never lifts it either
+    with memory_limit(1 << 40):
+        for answer in (
+            kw.knowledge(game).count_worlds,
+            kw.knowledge(game.view("A")).location_probabilities,
+        ):
+            with pytest.raises(kw.ModelTooLargeError, match="100 bytes"):
+                answer()
+    monkeypatch.setattr(counting, "MEMORY_LIMIT", None)
     for bad in (0, -5, 1.5, True, "4GB", None):
         with pytest.raises(kw.KwartetError, match="memory limit"), memory_limit(bad):  # type: ignore[arg-type]
             pass

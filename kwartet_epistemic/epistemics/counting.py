@@ -1057,11 +1057,15 @@ class WorldCounter:
             kept = 2 * n + 4  # the NumPy path keeps every forward table
         return self._size * entry * kept
 
-    def _check_memory(self, wanted: list[int], width: str, keep_backward: bool) -> None:
+    def _check_memory(
+        self, wanted: list[int], width: str, keep_backward: bool, limit: int | None = None
+    ) -> None:
         """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take more
-        than :data:`MEMORY_LIMIT`, before they are allocated."""
+        than ``limit`` (by default the one in force, :data:`MEMORY_LIMIT`), before they
+        are allocated."""
         need = self._memory_need(wanted, width, keep_backward)
-        limit = _memory_limit()
+        if limit is None:
+            limit = _memory_limit()
         if need > limit:
             ones = sum(1 for c in self.cap if c == 1)
             raise ModelTooLargeError(
@@ -1166,11 +1170,12 @@ class WorldCounter:
                 outputs.append(out)
                 requests.append((position, table.card_slot, out))
         count = None
+        limit = _memory_limit()  # read once (by default it reads /proc/meminfo)
         if not keep_backward:
-            fits = self._memory_need(asked, width, keep_backward) <= _memory_limit()
-            count = self._run_sparse(tables, polys, requests, wide, fits)
+            fits = self._memory_need(asked, width, keep_backward) <= limit
+            count = self._run_sparse(tables, polys, requests, wide, fits, limit)
         if count is None:
-            self._check_memory(asked, width, keep_backward)
+            self._check_memory(asked, width, keep_backward, limit)
         backward = None
         if keep_backward:
             backward = np.empty((len(tables) + 1) * self._size, dtype=np.int64)
@@ -1210,13 +1215,14 @@ class WorldCounter:
         polys: list[tuple[np.ndarray, np.ndarray]],
         requests: list[Any],
         wide: bool,
-        fits: bool = True,
+        fits: bool,
+        limit: int,
     ) -> int | None:
         """The programme on maps of the reachable states (see :data:`USE_SPARSE`), or None
         where it is not tried or would take longer than the dense tables.  Where these
         do not fit in memory (not ``fits``: the count is refused if the maps give up), the
-        maps get :data:`_SPARSE_UNFIT_WORK` of work and as many states as memory allows,
-        so that a refusal comes within a second or two.
+        maps get :data:`_SPARSE_UNFIT_WORK` of work and as many states as the memory
+        ``limit`` (bytes) allows, so that a refusal comes within a second or two.
 
         The budget is a tenth of the dense tables' work: their size times, per family,
         its passes (the fewer of its use vectors and, with draws, its factored form's
@@ -1248,7 +1254,7 @@ class WorldCounter:
                 budget, max_states = _SPARSE_UNFIT_WORK, size
         # A state of a map takes its key and count, twice over for the hashing, in a
         # few maps at a time; a map starts with room for 16.
-        room = _memory_limit() // 128
+        room = limit // 128
         if room < 16:
             return None
         max_states = min(max_states, room)
@@ -1811,9 +1817,8 @@ def _recount_fits(n_families: int) -> bool:
     :data:`_RECOUNT_MAX_SIZE` entries, about two per family and ten more.  Below such a
     limit the :class:`WorldCounter` runs, which refuses before it allocates.  (The
     default limit, what memory is free, is not read here: it costs a file read.)"""
-    block = _BLOCK_LIMIT.get()
-    limit = MEMORY_LIMIT if block is None else block
-    return limit is None or limit >= _RECOUNT_MAX_SIZE * 8 * (2 * n_families + 10)
+    limits = [x for x in (_BLOCK_LIMIT.get(), MEMORY_LIMIT) if x is not None]
+    return not limits or min(limits) >= _RECOUNT_MAX_SIZE * 8 * (2 * n_families + 10)
 
 
 def _wanted_rows(wanted: frozenset[int]) -> tuple[list[int], np.ndarray]:

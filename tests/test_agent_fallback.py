@@ -174,3 +174,11 @@ def test_bad_fallback_settings_are_refused() -> None:
         with pytest.raises(kw.GameSetupError, match=match):
             Agent("A", KnowledgePolicy(), knowledge, **kwargs)  # type: ignore[arg-type]
     assert make_agent("knowledge", "A").fallback == "facts"
+
+
+def test_the_agents_limit_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KWARTET_AGENT_MEMORY_LIMIT", "123456789")
+    assert agent_module._agent_limit_from_environment() == 123456789
+    for text in ("", "0", "-5", "4GB", "1" * 25):
+        monkeypatch.setenv("KWARTET_AGENT_MEMORY_LIMIT", text)
+        assert agent_module._agent_limit_from_environment() == 4 << 30

@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -62,12 +63,26 @@ __all__ = [
     "register_policy",
 ]
 
-AGENT_MEMORY_LIMIT = 4 << 30
+
+def _agent_limit_from_environment() -> int:
+    """``KWARTET_AGENT_MEMORY_LIMIT`` (bytes) if the environment gives a positive
+    integer, else four GiB."""
+    text = os.environ.get("KWARTET_AGENT_MEMORY_LIMIT", "").strip()
+    if text.isdigit() and len(text) < 20 and int(text) > 0:
+        return int(text)
+    return 4 << 30
+
+
+AGENT_MEMORY_LIMIT = _agent_limit_from_environment()
 """The most memory (bytes) that the exact counting of one decision may take (see
 :func:`~kwartet_epistemic.epistemics.counting.memory_limit`): a fixed limit, so that
 where an agent's exact knowledge does not fit, it does not fit on any machine with that
 much memory free, and games repeat.  Above it the agent decides on its fallback
-knowledge (:class:`Agent`).  Four GiB: a decision within it takes seconds."""
+knowledge (:class:`Agent`).  Four GiB unless the environment's
+``KWARTET_AGENT_MEMORY_LIMIT`` gives bytes (tournament workers read it too); time grows
+with it: in 52-card fish games of knowledge agents a decision takes about a second on
+average and the slowest tens of seconds (``experiments/bench_draw_pile.py --agent-deck
+standard``)."""
 
 #: Builds a policy from its spec options (``key -> value``; a bare switch maps to "").
 PolicyFactory = Callable[[Mapping[str, str]], Policy]

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kwartet_testing import on_random_positions, random_game, random_position
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
-from kwartet_epistemic.epistemics._staged import staged_count
+from kwartet_epistemic.epistemics._staged import _unique_rows, staged_count
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PublicHistory
 from kwartet_epistemic.events import Drew
@@ -165,3 +167,22 @@ def test_location_counts_where_only_the_merged_count_fits() -> None:
     assert not table[:, 1:].any()  # B and C hold nothing and never drew
     rows = counter.location_rows(unseen[:3])
     assert (rows == table[unseen[:3]]).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 40),
+    st.integers(1, 26),
+    st.sampled_from([4, 7, 9]),
+    st.integers(0, 2**32 - 1),
+)
+def test_unique_rows_are_numpys_unique_rows(n: int, width: int, top: int, seed: int) -> None:
+    """The packed grouping of a family's uses (up to 21 columns of values 0..7) and the
+    fallback beyond: the same distinct rows as ``np.unique(axis=0)``, and each row's
+    index among them."""
+    rows = np.random.default_rng(seed).integers(0, top + 1, size=(n, width))
+    keys, inverse = _unique_rows(rows)
+    assert inverse.shape == (n,)
+    assert np.array_equal(keys[inverse], rows)
+    expected = np.unique(rows, axis=0) if n else np.zeros((0, width), dtype=rows.dtype)
+    assert sorted(map(tuple, keys.tolist())) == sorted(map(tuple, expected.tolist()))

@@ -64,11 +64,14 @@ def test_a_memory_limit_block_refuses_and_restores(monkeypatch: pytest.MonkeyPat
             assert counting._memory_limit() == 1 << 30
         assert kw.knowledge(game).count_worlds() == expected
     assert counting._BLOCK_LIMIT.get() is None  # restored after the error too
+    exact = make_knowledge("exact", "A")  # family_probabilities: the kernel's recount
+    exact.update(game.view("A"))
     monkeypatch.setattr(counting, "MEMORY_LIMIT", 100)  # a block never lifts it either
     with memory_limit(1 << 40):
         for answer in (
             kw.knowledge(game).count_worlds,
             kw.knowledge(game.view("A")).location_probabilities,
+            exact.probabilities,
         ):
             with pytest.raises(kw.ModelTooLargeError, match="100 bytes"):
                 answer()

@@ -253,9 +253,7 @@ class Agent:
         asks = legal_asks(view)
         if not asks:
             raise IllegalAskError(f"{self.player} has no legal ask: it is not their turn")
-        self.knowledge.update(view)
-        if self._fallback_knowledge is not None:
-            self._fallback_knowledge.update(view)
+        self.observe(view)
         limit = AGENT_MEMORY_LIMIT if self.memory_limit is None else self.memory_limit
         try:
             with memory_limit(limit):

@@ -180,13 +180,18 @@ def _amount(size: int) -> str:
     return f"{size:,} bytes"
 
 
+def _set_limit() -> int | None:
+    """The lower of a :func:`memory_limit` block's limit and :data:`MEMORY_LIMIT`, or
+    None where neither is set."""
+    limits = [x for x in (_BLOCK_LIMIT.get(), MEMORY_LIMIT) if x is not None]
+    return min(limits) if limits else None
+
+
 def _memory_limit() -> int:
     """The limit in force now (see :data:`MEMORY_LIMIT` and :func:`memory_limit`)."""
-    block = _BLOCK_LIMIT.get()
-    if block is not None:
-        return block if MEMORY_LIMIT is None else min(block, MEMORY_LIMIT)
-    if MEMORY_LIMIT is not None:
-        return MEMORY_LIMIT
+    limit = _set_limit()
+    if limit is not None:
+        return limit
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:
@@ -1010,7 +1015,7 @@ class WorldCounter:
                 return count
         if self._use_kernel(width):
             return self._run_kernel(wanted, width, keep_backward)
-        self._check_memory(wanted, width, keep_backward)
+        self._check_memory(self._memory_need(wanted, width, keep_backward), _memory_limit())
         if (
             width == "big"
             and not keep_backward
@@ -1057,15 +1062,10 @@ class WorldCounter:
             kept = 2 * n + 4  # the NumPy path keeps every forward table
         return self._size * entry * kept
 
-    def _check_memory(
-        self, wanted: list[int], width: str, keep_backward: bool, limit: int | None = None
-    ) -> None:
-        """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take more
-        than ``limit`` (by default the one in force, :data:`MEMORY_LIMIT`), before they
-        are allocated."""
-        need = self._memory_need(wanted, width, keep_backward)
-        if limit is None:
-            limit = _memory_limit()
+    def _check_memory(self, need: int, limit: int) -> None:
+        """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take
+        ``need`` bytes, more than ``limit`` (the one in force, :func:`_memory_limit`),
+        before they are allocated."""
         if need > limit:
             ones = sum(1 for c in self.cap if c == 1)
             raise ModelTooLargeError(
@@ -1147,7 +1147,7 @@ class WorldCounter:
         dense tables, refused (:meth:`_check_memory`) before they are allocated."""
         assert _kernel is not None
         wide = width == "wide"
-        asked = list(wanted)
+        need = self._memory_need(wanted, width, keep_backward)  # before the reordering
         copies: list[tuple[FamilyPoly, FamilyPoly]] = []
         if keep_backward:
             tables = self.tables
@@ -1172,10 +1172,9 @@ class WorldCounter:
         count = None
         limit = _memory_limit()  # read once (by default it reads /proc/meminfo)
         if not keep_backward:
-            fits = self._memory_need(asked, width, keep_backward) <= limit
-            count = self._run_sparse(tables, polys, requests, wide, fits, limit)
+            count = self._run_sparse(tables, polys, requests, wide, need <= limit, limit)
         if count is None:
-            self._check_memory(asked, width, keep_backward, limit)
+            self._check_memory(need, limit)
         backward = None
         if keep_backward:
             backward = np.empty((len(tables) + 1) * self._size, dtype=np.int64)
@@ -1817,8 +1816,8 @@ def _recount_fits(n_families: int) -> bool:
     :data:`_RECOUNT_MAX_SIZE` entries, about two per family and ten more.  Below such a
     limit the :class:`WorldCounter` runs, which refuses before it allocates.  (The
     default limit, what memory is free, is not read here: it costs a file read.)"""
-    limits = [x for x in (_BLOCK_LIMIT.get(), MEMORY_LIMIT) if x is not None]
-    return not limits or min(limits) >= _RECOUNT_MAX_SIZE * 8 * (2 * n_families + 10)
+    limit = _set_limit()
+    return limit is None or limit >= _RECOUNT_MAX_SIZE * 8 * (2 * n_families + 10)
 
 
 def _wanted_rows(wanted: frozenset[int]) -> tuple[list[int], np.ndarray]:

@@ -1487,11 +1487,8 @@ class WorldCounter:
         each card now (a card seen moving is with its holder in every world; exposed and
         piled cards have no holder); int64 when every count fits, else Python ints."""
         history = self.history
-        try:
-            origins = self.origin_table()
-        except ModelTooLargeError:
-            if not self._merged:
-                raise
+        origins = self._origins_unless_merged()
+        if origins is None:
             return self._merged_location_rows(range(len(history.deck)))
         result = origins @ _owner_matrix(history, origins.dtype)
         players = history.players
@@ -1525,12 +1522,10 @@ class WorldCounter:
         ):
             origins = self._origins
         else:
-            try:
-                origins = self.origin_table()
-            except ModelTooLargeError:
-                if not self._merged:
-                    raise
+            table = self._origins_unless_merged()
+            if table is None:
                 return self._merged_location_rows(listed)
+            origins = table
         history = self.history
         result = origins.take(rows, axis=0) @ _owner_matrix(history, origins.dtype)
         players = history.players
@@ -1542,6 +1537,16 @@ class WorldCounter:
                 if where in players:
                     result[i, players.index(where)] = self.count
         return result
+
+    def _origins_unless_merged(self) -> np.ndarray | None:
+        """:meth:`origin_table`, or None where its tables would not fit in memory but the
+        count came from merged draws (then :meth:`_merged_location_rows` answers)."""
+        try:
+            return self.origin_table()
+        except ModelTooLargeError:
+            if not self._merged:
+                raise
+            return None
 
     def _merged_location_rows(self, cards: Iterable[int]) -> np.ndarray:
         """Location rows where the marginals' tables would be too large but the count

@@ -118,10 +118,9 @@ _STAGED_LOOSE = 100  # its bound before any work may exceed the budget this many
 _STAGED_MAX_WORK = 1 << 26  # and no more than this many products of entries
 
 
-def _limit_from_environment() -> int | None:
-    """The environment's ``KWARTET_MEMORY_LIMIT`` (bytes) if it is a positive integer,
-    else None."""
-    text = os.environ.get("KWARTET_MEMORY_LIMIT", "").strip()
+def _limit_from_environment(name: str = "KWARTET_MEMORY_LIMIT") -> int | None:
+    """The environment's ``name`` (bytes) if it is a positive integer, else None."""
+    text = os.environ.get(name, "").strip()
     if text.isdigit() and len(text) < 20 and int(text) > 0:
         return int(text)
     return None

@@ -2061,6 +2061,434 @@ done:
     return result;
 }
 
+/* ----- Ryser's formula: a count as a signed sum over evaluation points ------------- *
+ *
+ * Label the places of every slot (cap_v of them).  A world with its places labelled is
+ * a bijection from the free cards onto the places, and Ryser's formula counts those by
+ * inclusion-exclusion over sets S of places: the sum over S of (-1)^(N - |S|) times the
+ * product over the cards of how many places of S each may take.  The places of a slot
+ * are alike, so S matters only through how many of each slot's places it holds (s_v,
+ * from 0 to cap_v, in C(cap_v, s_v) ways), and a family's factored form gives its
+ * factor at once: g_F(s) = the sum over its rows of coeff times the product over its
+ * free cards of the sum of s_v over the card's mask.  So
+ *
+ *     Y = sum over s of prod_v (-1)^(cap_v - s_v) C(cap_v, s_v) * prod_F g_F(s)
+ *
+ * is the number of worlds times prod_v cap_v! (the caller divides).  There are no
+ * tables: one product of the family factors per point, and there are prod_v (cap_v + 1)
+ * points (the dense tables' entries times one more than the implied slot's capacity).
+ * Where the dense programme multiplies a family in with a pass over its table for each
+ * slot of each card's linear form (hundreds of passes a family after many draws), a
+ * point takes one lookup a family.
+ *
+ * The slots of capacity 1 (draws: "bits") are enumerated innermost.  A family's factor
+ * depends on them only through how many bits of each of its classes S holds (bits that
+ * every mask of its rows holds alike form a class), so at each point of the other slots
+ * ("outer") each family's factor is first tabulated over its classes' counts (a few
+ * hundred entries), and the inner loop looks it up at the sum of a low half's and a
+ * high half's offset.  g_F(s) counts maps of the family's free cards into S, so the
+ * tabulated factors are small non-negative integers; the sum is modulo 2^64 or 2^128,
+ * exact for the caller's bound as in the programme.
+ */
+
+#define RY_MAXBITS 40
+#define RY_MAX_GRID ((int64_t)1 << 24) /* a family's table: at most this many entries */
+
+typedef struct {
+    int free;            /* free cards (bit k: card k) */
+    Py_ssize_t m;        /* rows */
+    const int64_t *rows; /* m * 5: coeff, mask0..mask3 over slot positions */
+    int n_classes;
+    int class_of[62]; /* each bit's class */
+    int size[62];     /* each class's bits */
+    int64_t grid;     /* entries of its table: the product over classes of (size + 1) */
+    int64_t *dcount;  /* [m * 4][grid]: how many bits of S each row's card's mask holds */
+    uint64_t *table;  /* [grid]: the factor at the current outer point */
+} RyFamily;
+
+/* Families whose classes are few together, multiplied into one table over the classes
+ * of bits that all of them hold alike. */
+typedef struct {
+    int n_members;
+    int member[62];
+    int n_classes;
+    int class_of[62];
+    int size[62];
+    int64_t grid;
+    int32_t *map; /* [n_members][grid]: each member's table entry at each grid point */
+    int32_t *hi;  /* the high half's bit sets' offsets into the table */
+    void *table;  /* [grid] of the arithmetic's type: the members' product */
+} RyGroup;
+
+/* The classes of the bits that two partitions (class_of arrays over n bits) both put
+ * together: into class_of, their number returned, sizes into size. */
+static int ry_refine(const int *a, const int *b, int n, int *class_of, int *size) {
+    int n_classes = 0;
+    for (int i = 0; i < n; i++) {
+        class_of[i] = -1;
+        for (int j = 0; j < i; j++)
+            if (a[j] == a[i] && b[j] == b[i]) {
+                class_of[i] = class_of[j];
+                break;
+            }
+        if (class_of[i] < 0) {
+            class_of[i] = n_classes;
+            size[n_classes++] = 0;
+        }
+        size[class_of[i]]++;
+    }
+    return n_classes;
+}
+
+static int64_t ry_grid(const int *size, int n_classes) {
+    int64_t grid = 1;
+    for (int j = 0; j < n_classes; j++) grid *= size[j] + 1;
+    return grid;
+}
+
+/* Offsets (into a family's table) of every subset of the bits first .. first + n - 1:
+ * each bit adds its class's stride. */
+static void ry_offsets(int32_t *out, Py_ssize_t step_out, const RyGroup *G, int first, int n) {
+    out[0] = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t stride = 1;
+        for (int j = 0; j < G->class_of[first + i]; j++) stride *= G->size[j] + 1;
+        int64_t half = (int64_t)1 << i;
+        for (int64_t x = 0; x < half; x++)
+            out[(half + x) * step_out] = out[x * step_out] + (int32_t)stride;
+    }
+}
+
+/* The inner sum at one outer point in arithmetic ACC, times weight, added to acc. */
+#define RY_INNER(ACC, acc)                                                                   \
+    do {                                                                                     \
+        ACC total = 0;                                                                       \
+        for (int64_t xh = 0; xh < n_hi; xh++) {                                              \
+            const ACC *base[62];                                                             \
+            for (int q = 0; q < n_groups; q++)                                               \
+                base[q] = (const ACC *)groups[q].table + groups[q].hi[xh];                   \
+            ACC even = 0, odd = 0;                                                           \
+            const int32_t *off = lo_offsets;                                                 \
+            for (int64_t i = 0; i < n_lo_sets; i++, off += n_groups) {                       \
+                ACC p = base[0][off[0]];                                                     \
+                for (int q = 1; q < n_groups; q++) p *= base[q][off[q]];                     \
+                if (i < n_lo_even) even += p;                                                \
+                else odd += p;                                                               \
+            }                                                                                \
+            /* the sign (-1)^(n_bits - |x|) */                                               \
+            total += (hi_parity[xh] ^ (n_bits & 1)) ? odd - even : even - odd;               \
+        }                                                                                    \
+        acc += (ACC)weight * total;                                                          \
+    } while (0)
+
+/* A group's table: the product of its members' tables at every grid point. */
+#define RY_GROUP_TABLE(ACC)                                                                  \
+    do {                                                                                     \
+        ACC *t = G->table;                                                                   \
+        const uint64_t *first = fams[G->member[0]].table;                                    \
+        for (int64_t g = 0; g < G->grid; g++) t[g] = first[G->map[g]];                       \
+        for (int k = 1; k < G->n_members; k++) {                                             \
+            const uint64_t *other = fams[G->member[k]].table;                                \
+            const int32_t *map = G->map + k * G->grid;                                       \
+            for (int64_t g = 0; g < G->grid; g++) t[g] *= other[map[g]];                     \
+        }                                                                                    \
+    } while (0)
+
+/* ryser(cap, families, wide, budget): Y above, modulo 2^128 if wide else 2^64, or None
+ * where the work (lookups and tabulation steps) would exceed budget. */
+static PyObject *ryser(PyObject *self, PyObject *args) {
+    PyObject *cap_obj, *fam_obj;
+    int wide;
+    long long budget;
+    if (!PyArg_ParseTuple(args, "O!O!pL", &PyTuple_Type, &cap_obj, &PyList_Type, &fam_obj, &wide,
+                          &budget))
+        return NULL;
+    Py_ssize_t n_slots = PyTuple_GET_SIZE(cap_obj);
+    int n_fams = (int)PyList_GET_SIZE(fam_obj);
+    if (n_slots < 1 || n_slots > 62 || n_fams < 1 || n_fams > 62) {
+        PyErr_SetString(PyExc_ValueError, "ryser: expected 1 to 62 slots and 1 to 62 families");
+        return NULL;
+    }
+    int64_t cap[62];
+    int bit[62], outer[62], n_bits = 0, n_outer = 0;
+    for (Py_ssize_t v = 0; v < n_slots; v++) {
+        cap[v] = PyLong_AsLongLong(PyTuple_GET_ITEM(cap_obj, v));
+        if (cap[v] < 1 || cap[v] > 62) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "ryser: capacities 1 to 62");
+            return NULL;
+        }
+        if (cap[v] == 1) bit[n_bits++] = (int)v;
+        else outer[n_outer++] = (int)v;
+    }
+    if (n_bits > RY_MAXBITS) Py_RETURN_NONE;
+    int n_lo = n_bits / 2, n_hi_bits = n_bits - n_lo;
+    int64_t n_lo_sets = (int64_t)1 << n_lo, n_hi = (int64_t)1 << n_hi_bits;
+    int64_t n_sets = n_lo_sets * n_hi;
+    double n_points = 1; /* of the outer slots */
+    for (int o = 0; o < n_outer; o++) n_points *= (double)(cap[outer[o]] + 1);
+    size_t entry = wide ? sizeof(u128) : sizeof(uint64_t);
+    PyObject *result = NULL;
+    Buf bufs[62];
+    memset(bufs, 0, sizeof bufs);
+    RyFamily *fams = calloc((size_t)n_fams, sizeof(RyFamily));
+    RyGroup *groups = calloc((size_t)n_fams, sizeof(RyGroup));
+    int n_groups = 0;
+    int32_t *lo_offsets = NULL;
+    uint8_t *hi_parity = NULL;
+    int64_t n_lo_even = 0;
+    if (!fams || !groups) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* Each family's rows and classes of alike bits, and the work, before anything large. */
+    double work = 0;
+    for (int f = 0; f < n_fams; f++) {
+        PyObject *item = PyList_GET_ITEM(fam_obj, f);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_ValueError, "ryser: each family is (free, rows)");
+            goto done;
+        }
+        RyFamily *F = &fams[f];
+        F->free = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 0)) & 15;
+        if (PyErr_Occurred()) goto done;
+        if (get_buffer(PyTuple_GET_ITEM(item, 1), &bufs[f], 0, 0, "rows") < 0) goto done;
+        F->m = bufs[f].view.len / 40;
+        F->rows = bufs[f].view.buf;
+        F->n_classes = 0;
+        for (int i = 0; i < n_bits; i++) {
+            F->class_of[i] = -1;
+            for (int j = 0; j < i && F->class_of[i] < 0; j++) {
+                int same = 1;
+                for (Py_ssize_t r = 0; r < F->m && same; r++)
+                    for (int k = 0; k < 4; k++) {
+                        uint64_t mask = (uint64_t)F->rows[5 * r + 1 + k];
+                        if ((F->free >> k & 1) && ((mask >> bit[i] ^ mask >> bit[j]) & 1)) same = 0;
+                    }
+                if (same) F->class_of[i] = F->class_of[j];
+            }
+            if (F->class_of[i] < 0) {
+                F->class_of[i] = F->n_classes;
+                F->size[F->n_classes++] = 0;
+            }
+            F->size[F->class_of[i]]++;
+        }
+        F->grid = ry_grid(F->size, F->n_classes);
+        if (F->grid > RY_MAX_GRID) {
+            result = Py_None;
+            goto done;
+        }
+        work += n_points * (double)F->grid * (double)F->m * (__builtin_popcount((unsigned)F->free) + 1);
+        RyGroup *G = &groups[n_groups++];
+        G->n_members = 1;
+        G->member[0] = f;
+        G->n_classes = F->n_classes;
+        memcpy(G->class_of, F->class_of, sizeof G->class_of);
+        memcpy(G->size, F->size, sizeof G->size);
+        G->grid = F->grid;
+    }
+    /* Merge groups while a merged table costs less than the lookups it saves: a lookup
+     * per group and bit set at every outer point, against the merged grid's products. */
+    for (;;) {
+        int best_a = -1, best_b = -1, best_classes = 0;
+        int64_t best_grid = n_sets / 4 + 1;
+        int class_of[62], size[62];
+        for (int a = 0; a < n_groups; a++)
+            for (int b = a + 1; b < n_groups; b++) {
+                int n = ry_refine(groups[a].class_of, groups[b].class_of, n_bits, class_of, size);
+                int64_t grid = ry_grid(size, n);
+                int64_t members = groups[a].n_members + groups[b].n_members;
+                if (grid * members < best_grid && grid <= RY_MAX_GRID) {
+                    best_grid = grid * members;
+                    best_a = a, best_b = b, best_classes = n;
+                }
+            }
+        if (best_a < 0) break;
+        RyGroup *A = &groups[best_a], *B = &groups[best_b];
+        best_classes = ry_refine(A->class_of, B->class_of, n_bits, class_of, size);
+        memcpy(A->class_of, class_of, sizeof class_of);
+        memcpy(A->size, size, sizeof size);
+        A->n_classes = best_classes;
+        A->grid = ry_grid(size, best_classes);
+        for (int k = 0; k < B->n_members; k++) A->member[A->n_members++] = B->member[k];
+        groups[best_b] = groups[--n_groups];
+    }
+    for (int q = 0; q < n_groups; q++) work += n_points * (double)groups[q].grid * groups[q].n_members;
+    work += n_points * (double)n_sets * n_groups;
+    if (work > (double)budget) {
+        result = Py_None;
+        goto done;
+    }
+    lo_offsets = malloc((size_t)(n_lo_sets * n_groups) * sizeof(int32_t));
+    hi_parity = malloc((size_t)n_hi);
+    if (!lo_offsets || !hi_parity) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int f = 0; f < n_fams; f++) {
+        RyFamily *F = &fams[f];
+        F->table = malloc((size_t)F->grid * sizeof(uint64_t));
+        F->dcount = malloc((size_t)(F->m * 4 * F->grid) * sizeof(int64_t));
+        if (!F->table || !F->dcount) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        /* How many bits of S each row's card's mask holds, at every point of the grid
+         * (in the grid's order: the first class's count varies fastest). */
+        for (Py_ssize_t r = 0; r < F->m; r++)
+            for (int k = 0; k < 4; k++) {
+                int64_t *d = F->dcount + (r * 4 + k) * F->grid;
+                uint64_t mask = (uint64_t)F->rows[5 * r + 1 + k];
+                int held[62] = {0};
+                int64_t c[62] = {0}, sum = 0;
+                for (int i = 0; i < n_bits; i++)
+                    if (mask >> bit[i] & 1) held[F->class_of[i]] = 1;
+                for (int64_t g = 0; g < F->grid; g++) {
+                    d[g] = sum;
+                    for (int j = 0; j < F->n_classes; j++) {
+                        if (c[j] < F->size[j]) {
+                            c[j]++;
+                            sum += held[j];
+                            break;
+                        }
+                        sum -= held[j] * c[j];
+                        c[j] = 0;
+                    }
+                }
+            }
+    }
+    for (int q = 0; q < n_groups; q++) {
+        RyGroup *G = &groups[q];
+        G->table = malloc((size_t)G->grid * entry);
+        G->hi = malloc((size_t)n_hi * sizeof(int32_t));
+        G->map = malloc((size_t)(G->grid * G->n_members) * sizeof(int32_t));
+        if (!G->table || !G->hi || !G->map) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        ry_offsets(lo_offsets + q, n_groups, G, 0, n_lo);
+        ry_offsets(G->hi, 1, G, n_lo, n_hi_bits);
+        /* Each member's entry at each grid point: a member's class holds whole classes
+         * of the group's, so its count is theirs summed. */
+        for (int k = 0; k < G->n_members; k++) {
+            const RyFamily *F = &fams[G->member[k]];
+            int64_t stride[62], step[62];
+            for (int j = 0, s = 1; j < F->n_classes; j++) stride[j] = s, s *= F->size[j] + 1;
+            for (int i = 0; i < n_bits; i++) step[G->class_of[i]] = stride[F->class_of[i]];
+            int32_t *map = G->map + k * G->grid;
+            int64_t c[62] = {0}, index = 0;
+            for (int64_t g = 0; g < G->grid; g++) {
+                map[g] = (int32_t)index;
+                for (int j = 0; j < G->n_classes; j++) {
+                    if (c[j] < G->size[j]) {
+                        c[j]++;
+                        index += step[j];
+                        break;
+                    }
+                    index -= step[j] * c[j];
+                    c[j] = 0;
+                }
+            }
+        }
+    }
+    /* The low half's bit sets, their offsets reordered: the even sets first. */
+    {
+        int32_t *sorted = malloc((size_t)(n_lo_sets * n_groups) * sizeof(int32_t));
+        if (!sorted) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        int64_t k = 0;
+        for (int parity = 0; parity < 2; parity++)
+            for (int64_t x = 0; x < n_lo_sets; x++)
+                if ((__builtin_popcountll((uint64_t)x) & 1) == parity) {
+                    memcpy(sorted + k * n_groups, lo_offsets + x * n_groups,
+                           (size_t)n_groups * sizeof(int32_t));
+                    k++;
+                    n_lo_even += !parity;
+                }
+        free(lo_offsets);
+        lo_offsets = sorted;
+    }
+    for (int64_t x = 0; x < n_hi; x++) hi_parity[x] = __builtin_popcountll((uint64_t)x) & 1;
+    uint64_t acc64 = 0;
+    u128 acc128 = 0;
+    int64_t s[62] = {0}; /* the outer point: s[o] places of slot outer[o] */
+    for (;;) {
+        /* Its weight: the product over the outer slots of (-1)^(cap - s) C(cap, s). */
+        u128 weight = 1;
+        for (int o = 0; o < n_outer; o++) {
+            int64_t c = cap[outer[o]], k = s[o];
+            u128 binom = 1;
+            for (int64_t i = 1; i <= k; i++) binom = binom * (u128)(c - k + i) / (u128)i;
+            weight *= ((c - k) & 1) ? -binom : binom;
+        }
+        int zero = 0;
+        for (int f = 0; f < n_fams && !zero; f++) {
+            RyFamily *F = &fams[f];
+            uint64_t *t = F->table;
+            memset(t, 0, (size_t)F->grid * sizeof(uint64_t));
+            for (Py_ssize_t r = 0; r < F->m; r++) {
+                const int64_t *row = F->rows + 5 * r;
+                const int64_t *d[4];
+                uint64_t a[4];
+                int n = 0;
+                for (int k = 0; k < 4; k++) {
+                    if (!(F->free >> k & 1)) continue;
+                    uint64_t sum = 0;
+                    for (int o = 0; o < n_outer; o++)
+                        if ((uint64_t)row[1 + k] >> outer[o] & 1) sum += (uint64_t)s[o];
+                    a[n] = sum;
+                    d[n++] = F->dcount + (r * 4 + k) * F->grid;
+                }
+                uint64_t coeff = (uint64_t)row[0];
+                for (int64_t g = 0; g < F->grid; g++) {
+                    uint64_t p = coeff;
+                    for (int k = 0; k < n; k++) p *= a[k] + (uint64_t)d[k][g];
+                    t[g] += p;
+                }
+            }
+            int64_t g = 0;
+            while (g < F->grid && !t[g]) g++;
+            zero = g == F->grid;
+        }
+        if (!zero) {
+            for (int q = 0; q < n_groups; q++) {
+                RyGroup *G = &groups[q];
+                if (wide) RY_GROUP_TABLE(u128);
+                else RY_GROUP_TABLE(uint64_t);
+            }
+            if (wide) RY_INNER(u128, acc128);
+            else RY_INNER(uint64_t, acc64);
+        }
+        int o = 0; /* the next outer point */
+        while (o < n_outer && s[o] == cap[outer[o]]) s[o++] = 0;
+        if (o == n_outer) break;
+        s[o]++;
+    }
+    result = wide ? u128_to_int(acc128) : PyLong_FromUnsignedLongLong(acc64);
+done:
+    if (result == Py_None) Py_INCREF(result);
+    for (int f = 0; f < n_fams; f++) release(&bufs[f]);
+    if (fams)
+        for (int f = 0; f < n_fams; f++) {
+            free(fams[f].dcount);
+            free(fams[f].table);
+        }
+    if (groups)
+        for (int q = 0; q < n_groups; q++) {
+            free(groups[q].table);
+            free(groups[q].hi);
+            free(groups[q].map);
+        }
+    free(fams);
+    free(groups);
+    free(lo_offsets);
+    free(hi_parity);
+    return result;
+}
+#undef RY_INNER
+#undef RY_GROUP_TABLE
+
 /* ---- The search agent's weighted play-out (kwartet_epistemic.agents.search) -------------
  *
  * Playout.play with weighted=True (the `likeliest` rollout) on uint64 masks: decks of up to
@@ -2530,6 +2958,10 @@ static PyMethodDef methods[] = {
      "recount(capacity, allowed, viewer, coded, clause_sets, families, location, players, "
      "slot_owner, out) -> count or None: a whole recount (count and the wanted families' "
      "location probabilities) where 64-bit arithmetic is exact."},
+    {"ryser", ryser, METH_VARARGS,
+     "ryser(cap, families, wide, budget) -> Y or None: the count times the product of the "
+     "capacities' factorials by Ryser's formula (families as (free, factored rows)), modulo "
+     "2^64 (2^128 when wide), or None where that would take more than budget steps."},
     {"playout", playout, METH_VARARGS,
      "playout(hands, stock, rank, dead_cards, seen, lacks, mine, claims, scores, blocked, "
      "n_families, me, target, card, bluffing, clockwise, bonus) -> scores or None: the search "

@@ -31,6 +31,12 @@ def factored(
     backward_out: Any | None,
     modulus: int = 0,
 ) -> int: ...
+def ryser(
+    cap: tuple[int, ...],
+    families: list[tuple[int, Any]],
+    wide: bool,
+    budget: int,
+) -> int | None: ...
 def family_table(
     options: tuple[int, ...],
     clauses: tuple[tuple[int, ...], ...],

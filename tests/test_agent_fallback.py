@@ -103,6 +103,8 @@ def test_the_maps_answer_where_the_dense_tables_do_not_fit(draws: int) -> None:
 def test_the_maps_get_a_bounded_budget_where_the_dense_tables_do_not_fit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # Ryser's formula would count without tables (test_counting_ryser): the maps alone.
+    monkeypatch.setattr(counting, "USE_RYSER", False)
     view = _draw_pile_view(10)  # tables of 8,192 entries: the maps are tried by default
     expected = _probabilities(view, 1 << 40, sparse=False)
     low = 1 << 10

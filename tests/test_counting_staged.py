@@ -154,8 +154,8 @@ def test_location_counts_where_only_the_merged_count_fits() -> None:
     small = PublicHistory(game.deck, game.players, game.rules)
     small.extend(game.record[:30])  # 16 draws: the dense marginals still fit
     counter = WorldCounter(small, stable_layout=True)
-    assert counter._merged
-    assert (counter._merged_location_rows(range(52)) == counter.location_table()).all()
+    assert counter._tableless
+    assert (counter._restricted_location_rows(range(52)) == counter.location_table()).all()
     large = PublicHistory(game.deck, game.players, game.rules)
     large.extend(game.record[:50])  # 32 draws: tables of 2^33 entries
     counter = WorldCounter(large, stable_layout=True)

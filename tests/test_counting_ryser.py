@@ -1,0 +1,232 @@
+"""Counts by Ryser's formula (``_counting_kernel.ryser``: inclusion-exclusion over the
+slots' places, one product of the families' factored forms per evaluation point)
+against the dense tables: the same count on random positions of every rule variant,
+3-6 players and 12-32 cards, seen by nobody, one player or two pooling, in 64- and
+128-bit arithmetic; the public worlds of draw-pile games, which it is for; known
+answers of the formula itself; its giving up over budget (the dense tables answer);
+where the dense tables would not fit in memory, the count and the location counts
+without them; malformed calls refused."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from kwartet_testing import on_random_positions, public_history, random_position, viewer_infos
+
+import kwartet_epistemic as kw
+from kwartet_epistemic.epistemics import counting
+from kwartet_epistemic.epistemics.counting import WorldCounter
+
+pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs the kernel")
+
+
+def _dense(history, viewers, monkeypatch, **kwargs) -> WorldCounter:
+    """The counter on the dense tables alone."""
+    monkeypatch.setattr(counting, "USE_RYSER", False)
+    monkeypatch.setattr(counting, "USE_SPARSE", False)
+    monkeypatch.setattr(counting, "USE_STAGED", False)
+    counter = WorldCounter(history, viewers, **kwargs)
+    monkeypatch.setattr(counting, "USE_RYSER", None)
+    monkeypatch.setattr(counting, "USE_SPARSE", None)
+    monkeypatch.setattr(counting, "USE_STAGED", None)
+    return counter
+
+
+class _Spy:
+    """Records what ``ryser`` returned (None: it gave up) and calls it."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.results: list[int | None] = []
+        kernel = counting._kernel
+        original = kernel.ryser
+
+        def spy(*args):
+            result = original(*args)
+            self.results.append(result)
+            return result
+
+        proxy = type("Kernel", (), {})()
+        for name in dir(kernel):
+            if not name.startswith("_"):
+                setattr(proxy, name, getattr(kernel, name))
+        proxy.ryser = spy
+        monkeypatch.setattr(counting, "_kernel", proxy)
+
+
+def _fish_game(players: int, each: int, draws: int, seed: int) -> kw.Game:
+    rules = kw.RuleSet.preset("fish").replace(cards_each=each)
+    game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"][:players], seed=seed, rules=rules)
+    rng = np.random.default_rng(seed)
+    while not game.is_over and sum(isinstance(e, kw.events.Drew) for e in game.record) < draws:
+        game.play(game.random_legal_ask(rng))
+    return game
+
+
+@pytest.mark.parametrize("wide", [False, True])
+@on_random_positions(80, families=8, players=6, asks=30)
+def test_ryser_equals_the_dense_tables(
+    wide: bool,
+    seed: int,
+    variant: int,
+    families: int,
+    players: int,
+    asks: int,
+    which: int,
+    monkeypatch,
+) -> None:
+    position = random_position(seed, variant, families, players, asks, which)
+    if position is None:
+        return
+    history, viewers = position
+    if wide:
+        monkeypatch.setattr(counting, "_NARROW", 2)  # every count takes 128-bit arithmetic
+    dense = _dense(history, viewers, monkeypatch)
+    monkeypatch.setattr(counting, "USE_RYSER", True)
+    spy = _Spy(monkeypatch)
+    counter = WorldCounter(history, viewers)
+    assert counter.count == dense.count
+    if spy.results:  # it ran wherever every family has a factored form and the count fits
+        assert counter.programme_count == dense.programme_count
+    elif not dense.zero and dense.tables:
+        assert any(t.factored is None for t in dense.tables) or dense.bound >= 1 << 100
+
+
+@pytest.mark.parametrize(("draws", "seed"), [(10, 1), (12, 2), (13, 3)])
+def test_public_draw_pile_counts_take_ryser_by_default(draws: int, seed: int, monkeypatch) -> None:
+    """Fish with 4 players and 3 cards each, random asks: after many draws the public
+    count comes from Ryser's formula by default (no tables), as the dense tables have it;
+    the location counts, asked for later, come from the tables as before."""
+    game = _fish_game(4, 3, draws, seed)
+    history = public_history(game)
+    dense = _dense(history, [], monkeypatch, marginals=draws <= 10)
+    assert sum(1 for c in dense.cap if c == 1) >= draws - 2
+    spy = _Spy(monkeypatch)
+    counter = WorldCounter(history)
+    assert spy.results and spy.results[0] is not None
+    assert counter.count == dense.count
+    assert counter._tableless
+    if draws <= 10:
+        assert (counter.location_table() == dense.location_table()).all()
+
+
+def test_back_to_back_draws_keep_the_complete_family_rule(monkeypatch) -> None:
+    """Issue 11's lone holder: 72 public worlds by hand, by Ryser's formula too."""
+    rules = kw.RuleSet.preset("fish").replace(cards_each=2)
+    game = kw.Game.from_hands(
+        kw.Deck.piquet(families=2),
+        {"A": ["7S", "8S"], "B": ["7H", "8H"]},
+        first="A",
+        rules=rules,
+        stock=["8C", "7C", "8D", "7D"],
+    )
+    game.ask("B", "7H")
+    game.ask("B", "8H")
+    monkeypatch.setattr(counting, "USE_RYSER", True)
+    spy = _Spy(monkeypatch)
+    assert WorldCounter(public_history(game)).count == 72
+    assert any(r is not None for r in spy.results)
+
+
+def _rows(*rows: tuple[int, int, int, int, int]) -> np.ndarray:
+    return np.array(rows, dtype=np.int64).reshape(-1, 5)
+
+
+def test_known_answers_of_the_formula() -> None:
+    """Ryser's sum is the number of worlds times the product of the capacities'
+    factorials."""
+    ryser = counting._kernel.ryser
+    everywhere = 0b11
+    # Two free cards, two draws: 2 worlds (either order).
+    assert ryser((1, 1), [(0b0011, _rows((1, everywhere, everywhere, 0, 0)))], False, 1 << 40) == 2
+    # Two free cards, one slot of two places: 1 world, times 2!.
+    assert ryser((2,), [(0b0011, _rows((1, 1, 1, 0, 0)))], False, 1 << 40) == 2
+    # Four cards of one family into a hand of 3 and a draw, the draw never the first
+    # card: 3 worlds (the draw brought card 1, 2 or 3), times 3! * 1!.
+    hand, draw = 0b01, 0b10
+    rows = _rows((1, hand, hand | draw, hand | draw, hand | draw))
+    assert ryser((3, 1), [(0b1111, rows)], False, 1 << 40) == 3 * 6
+    # A "not all" clause by inclusion-exclusion: two cards, a hand of 2 and a pile of
+    # 2, not both in the hand: C(4, 2) - 1 = 5 worlds of four cards (two families of
+    # two free cards each), times 2! * 2!.
+    both = 0b11
+    not_both = _rows((1, both, both, 0, 0), (-1, 0b01, 0b01, 0, 0))
+    free = (0b0011, _rows((1, both, both, 0, 0)))
+    assert ryser((2, 2), [(0b0011, not_both), free], False, 1 << 40) == 5 * 4
+    # 128-bit arithmetic gives the same residues where 64 bits suffice.
+    assert ryser((2, 2), [(0b0011, not_both), free], True, 1 << 40) == 5 * 4
+
+
+def test_random_allowed_sets_against_brute_force() -> None:
+    """Cards with random allowed slots (one family of up to four free cards each, no
+    clauses) into slots of random capacities: Ryser's sum over the factorials is the
+    number of assignments that fill every slot exactly."""
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        n_slots = int(rng.integers(1, 4))
+        caps = [int(c) for c in rng.integers(1, 3, size=n_slots)]
+        n_cards = sum(caps)
+        masks = [int(rng.integers(1, 1 << n_slots)) for _ in range(n_cards)]
+        families = []
+        for start in range(0, n_cards, 4):
+            chunk = masks[start : start + 4]
+            free = (1 << len(chunk)) - 1
+            families.append((free, _rows((1, *(chunk + [0] * (4 - len(chunk)))))))
+        expected = 0
+        for origins in np.ndindex(*([n_slots] * n_cards)):
+            if all(masks[c] >> s & 1 for c, s in enumerate(origins)):
+                used = np.bincount(np.array(origins, dtype=np.int64), minlength=n_slots)
+                expected += used.tolist() == caps
+        scale = math.prod(math.factorial(c) for c in caps)
+        got = counting._kernel.ryser(tuple(caps), families, True, 1 << 40)
+        assert got == expected * scale % (1 << 128)
+
+
+def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> None:
+    game = _fish_game(4, 3, 12, 1)
+    history = public_history(game)
+    dense = _dense(history, [], monkeypatch)
+    monkeypatch.setattr(counting, "_RYSER_SHARE", 0)  # a budget of 0
+    spy = _Spy(monkeypatch)
+    counter = WorldCounter(history)
+    assert spy.results and all(r is None for r in spy.results)
+    assert counter.count == dense.count
+    assert not counter._tableless
+
+
+def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(monkeypatch) -> None:
+    """Under a memory limit below the dense tables' need, the count and the location
+    counts (each a count with one card restricted to a player's slots) still come."""
+    game = _fish_game(4, 3, 10, 2)
+    history = public_history(game)
+    viewers = viewer_infos(game, 1)
+    dense = _dense(history, viewers, monkeypatch, marginals=True)
+    expected = dense.location_table()
+    monkeypatch.setattr(counting, "USE_SPARSE", False)
+    monkeypatch.setattr(counting, "_RYSER_SHARE", 0)  # only the unfit budget lets it run
+    with counting.memory_limit(1024):
+        counter = WorldCounter(history, viewers)
+        assert counter.count == dense.count
+        assert counter._tableless
+        assert (counter.location_table() == expected).all()
+    with counting.memory_limit(1024):
+        monkeypatch.setattr(counting, "USE_RYSER", False)
+        with pytest.raises(kw.ModelTooLargeError):
+            WorldCounter(history, viewers)
+
+
+def test_the_kernel_refuses_malformed_calls() -> None:
+    ryser = counting._kernel.ryser
+    rows = _rows((1, 1, 1, 0, 0))
+    with pytest.raises(ValueError, match="slots"):
+        ryser((), [(3, rows)], False, 100)
+    with pytest.raises(ValueError, match="slots"):
+        ryser((1,), [], False, 100)
+    with pytest.raises(ValueError, match="capacities"):
+        ryser((0, 1), [(3, rows)], False, 100)
+    with pytest.raises(ValueError, match="family"):
+        ryser((1, 1), [(3,)], False, 100)
+    with pytest.raises(ValueError, match="rows"):
+        ryser((1, 1), [(3, np.zeros(3, dtype=np.int32))], False, 100)
+    assert ryser((1, 1), [(3, rows)], False, 0) is None  # over budget

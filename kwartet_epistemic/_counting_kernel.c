@@ -2091,8 +2091,18 @@ done:
  * exact for the caller's bound as in the programme.
  */
 
+/* With owners, the same sum gives each free card's location counts: the worlds in
+ * which the card is with each owner are the sum with the card's linear form narrowed to
+ * the owner's slots, and everything else the same.  So for each family the inner loop
+ * also sums, at each point of the family's grid, the other families' product (prefix
+ * and suffix products over the groups, then within each group); each card's narrowed
+ * factor is a polynomial over the grid, and the card's sums are that rest dotted with
+ * it, split by owner through the classes (bits of different owners are never alike).
+ */
+
 #define RY_MAXBITS 40
 #define RY_MAX_GRID ((int64_t)1 << 24) /* a family's table: at most this many entries */
+#define RY_MAX_PLACES 255                /* so that a family's factor is below 2^32 */
 
 typedef struct {
     int free;            /* free cards (bit k: card k) */
@@ -2102,8 +2112,19 @@ typedef struct {
     int class_of[62]; /* each bit's class */
     int size[62];     /* each class's bits */
     int64_t grid;     /* entries of its table: the product over classes of (size + 1) */
-    int64_t *dcount;  /* [m * 4][grid]: how many bits of S each row's card's mask holds */
+    uint8_t *dcount;  /* [m * 4][grid]: how many bits of S each row's card's mask holds */
     uint64_t *table;  /* [grid]: the factor at the current outer point */
+    uint64_t *scratch; /* [grid]: where it is tabulated without a memo */
+    /* The factor depends on the outer point only through the sums of s over its free
+     * cards' masks (the masks' "patterns" over the outer slots); where those sums take
+     * few values, each value's table is kept (memo) and looked up by the point. */
+    int32_t *key_of_point; /* [points]: the index of the point's sums, or NULL: no memo */
+    int64_t n_keys;
+    uint64_t *memo;        /* [n_keys][grid] */
+    uint8_t *state;        /* [n_keys]: 0 not yet tabulated, 1 tabulated, 2 tabulated zero */
+    void *rest;       /* marginals: [grid], the other families' product summed there */
+    uint8_t *downer;  /* marginals: [m * 4][n_owners][grid], dcount over one owner's bits */
+    int owner_of_class[62];
 } RyFamily;
 
 /* Families whose classes are few together, multiplied into one table over the classes
@@ -2118,6 +2139,7 @@ typedef struct {
     int32_t *map; /* [n_members][grid]: each member's table entry at each grid point */
     int32_t *hi;  /* the high half's bit sets' offsets into the table */
     void *table;  /* [grid] of the arithmetic's type: the members' product */
+    void *rest;   /* marginals: [grid], the other groups' product summed there, signed */
 } RyGroup;
 
 /* The classes of the bits that two partitions (class_of arrays over n bits) both put
@@ -2181,6 +2203,97 @@ static void ry_offsets(int32_t *out, Py_ssize_t step_out, const RyGroup *G, int 
         acc += (ACC)weight * total;                                                          \
     } while (0)
 
+/* The same with each group's rest summed at its grid points (the sign folded in). */
+#define RY_MARGINAL(ACC, acc)                                                                \
+    do {                                                                                     \
+        for (int q = 0; q < n_groups; q++) memset(groups[q].rest, 0, (size_t)groups[q].grid * sizeof(ACC)); \
+        ACC total = 0;                                                                       \
+        for (int64_t xh = 0; xh < n_hi; xh++) {                                              \
+            const ACC *base[62];                                                             \
+            ACC *rest[62];                                                                   \
+            for (int q = 0; q < n_groups; q++) {                                             \
+                base[q] = (const ACC *)groups[q].table + groups[q].hi[xh];                   \
+                rest[q] = (ACC *)groups[q].rest + groups[q].hi[xh];                          \
+            }                                                                                \
+            int flip = hi_parity[xh] ^ (n_bits & 1);                                         \
+            const int32_t *off = lo_offsets;                                                 \
+            for (int64_t i = 0; i < n_lo_sets; i++, off += n_groups) {                       \
+                ACC pre[63];                                                                 \
+                pre[0] = 1;                                                                  \
+                for (int q = 0; q < n_groups; q++) pre[q + 1] = pre[q] * base[q][off[q]];    \
+                ACC suffix = (flip ^ (i >= n_lo_even)) ? (ACC)0 - 1 : (ACC)1;                \
+                for (int q = n_groups - 1; q >= 0; q--) {                                    \
+                    rest[q][off[q]] += pre[q] * suffix;                                      \
+                    suffix *= base[q][off[q]];                                               \
+                }                                                                            \
+                total += suffix; /* the sign times the whole product */                      \
+            }                                                                                \
+        }                                                                                    \
+        acc += (ACC)weight * total;                                                          \
+    } while (0)
+
+/* Each family's rest: its group's, times the group's other members, at the family's
+ * own grid points. */
+#define RY_FAMILY_REST(ACC)                                                                  \
+    do {                                                                                     \
+        const ACC *group_rest = G->rest;                                                     \
+        for (int k = 0; k < G->n_members; k++) {                                             \
+            RyFamily *F = &fams[G->member[k]];                                               \
+            ACC *own = F->rest;                                                              \
+            memset(own, 0, (size_t)F->grid * sizeof(ACC));                                   \
+            const int32_t *map = G->map + k * G->grid;                                       \
+            for (int64_t g = 0; g < G->grid; g++) {                                          \
+                ACC v = group_rest[g];                                                       \
+                for (int k2 = 0; k2 < G->n_members; k2++)                                    \
+                    if (k2 != k) v *= fams[G->member[k2]].table[G->map[k2 * G->grid + g]];   \
+                own[map[g]] += v;                                                            \
+            }                                                                                \
+        }                                                                                    \
+    } while (0)
+
+/* Each free card's sums by owner at this outer point, times its weight, into found: for
+ * each owner p, the family's factor with the card's linear form narrowed to p's places,
+ * tabulated (below 2^32 as the factor is) and dotted with the family's rest. */
+#define RY_CARD_SUMS(ACC)                                                                    \
+    do {                                                                                     \
+        const ACC *own = F->rest;                                                            \
+        for (int c = 0; c < 4; c++) {                                                        \
+            if (!(F->free >> c & 1)) continue;                                               \
+            memset(narrowed, 0, (size_t)(n_owners * F->grid) * sizeof(uint32_t));           \
+            for (Py_ssize_t r = 0; r < F->m; r++) {                                          \
+                const int64_t *row = F->rows + 5 * r;                                        \
+                const uint8_t *d[4] = {0};                                                   \
+                uint32_t a[4] = {0};                                                         \
+                int n = 0;                                                                   \
+                for (int k = 0; k < 4; k++) {                                                \
+                    if (k == c || !(F->free >> k & 1)) continue;                             \
+                    uint32_t sum = 0;                                                        \
+                    for (int o = 0; o < n_outer; o++)                                        \
+                        if ((uint64_t)row[1 + k] >> outer[o] & 1) sum += (uint32_t)s[o];     \
+                    a[n] = sum;                                                              \
+                    d[n++] = F->dcount + (r * 4 + k) * F->grid;                              \
+                }                                                                            \
+                memset(others, 0, (size_t)F->grid * sizeof(uint32_t));                       \
+                ry_tabulate(others, F->grid, (uint32_t)row[0], a, d, n);                     \
+                uint64_t mask = (uint64_t)row[1 + c];                                        \
+                for (int p = 0; p < n_owners; p++) {                                         \
+                    uint32_t at = 0;                                                         \
+                    for (int o = 0; o < n_outer; o++)                                        \
+                        if ((mask >> outer[o] & 1) && owner[outer[o]] == p) at += (uint32_t)s[o]; \
+                    const uint8_t *dp = F->downer + ((r * 4 + c) * n_owners + p) * F->grid;  \
+                    ry_narrow(narrowed + p * F->grid, others, at, dp, F->grid);              \
+                }                                                                            \
+            }                                                                                \
+            u128 *into = found + ((int64_t)f * 4 + c) * n_owners;                            \
+            for (int p = 0; p < n_owners; p++) {                                             \
+                const uint32_t *z = narrowed + p * F->grid;                                  \
+                ACC total = 0;                                                               \
+                for (int64_t g = 0; g < F->grid; g++) total += own[g] * (ACC)z[g];           \
+                into[p] += weight * (u128)total;                                             \
+            }                                                                                \
+        }                                                                                    \
+    } while (0)
+
 /* A group's table: the product of its members' tables at every grid point. */
 #define RY_GROUP_TABLE(ACC)                                                                  \
     do {                                                                                     \
@@ -2194,15 +2307,156 @@ static void ry_offsets(int32_t *out, Py_ssize_t step_out, const RyGroup *G, int 
         }                                                                                    \
     } while (0)
 
-/* ryser(cap, families, wide, budget): Y above, modulo 2^128 if wide else 2^64, or None
- * where the work (lookups and tabulation steps) would exceed budget. */
+/* A family's factor at every point of its grid, one row's term added: coeff times the
+ * product over the row's n free cards of (a + d[g]), modulo 2^32 (the caller's factors,
+ * counts of maps of at most 4 cards into at most RY_MAX_PLACES places, are below it).
+ * Compiled also for AVX2 where the compiler can choose at run time. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void ry_tabulate(uint32_t *restrict t, int64_t grid, uint32_t coeff, const uint32_t *a,
+                        const uint8_t *const *d, int n) {
+    const uint8_t *d0 = d[0], *d1 = d[1], *d2 = d[2], *d3 = d[3];
+    uint32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    switch (n) {
+    case 4:
+        for (int64_t g = 0; g < grid; g++)
+            t[g] += coeff * (a0 + d0[g]) * (a1 + d1[g]) * (a2 + d2[g]) * (a3 + d3[g]);
+        break;
+    case 3:
+        for (int64_t g = 0; g < grid; g++) t[g] += coeff * (a0 + d0[g]) * (a1 + d1[g]) * (a2 + d2[g]);
+        break;
+    case 2:
+        for (int64_t g = 0; g < grid; g++) t[g] += coeff * (a0 + d0[g]) * (a1 + d1[g]);
+        break;
+    case 1:
+        for (int64_t g = 0; g < grid; g++) t[g] += coeff * (a0 + d0[g]);
+        break;
+    default:
+        for (int64_t g = 0; g < grid; g++) t[g] += coeff;
+    }
+}
+
+/* t[g] += others[g] * (at + d[g]) modulo 2^32: a row's term with its card narrowed to
+ * one owner's places (at of them in the outer slots, d[g] among the bits). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void ry_narrow(uint32_t *restrict t, const uint32_t *restrict others, uint32_t at,
+                      const uint8_t *restrict d, int64_t grid) {
+    for (int64_t g = 0; g < grid; g++) t[g] += others[g] * (at + d[g]);
+}
+
+/* d[g]: how many bits of the classes held (held[j] != 0) S has at grid point g (the
+ * first class's count varies fastest), at most RY_MAXBITS. */
+static void ry_class_counts(uint8_t *d, const int *held, const RyFamily *F) {
+    int64_t c[62] = {0}, sum = 0;
+    for (int64_t g = 0; g < F->grid; g++) {
+        d[g] = (uint8_t)sum;
+        for (int j = 0; j < F->n_classes; j++) {
+            if (c[j] < F->size[j]) {
+                c[j]++;
+                sum += held[j];
+                break;
+            }
+            sum -= held[j] * c[j];
+            c[j] = 0;
+        }
+    }
+}
+
+#define RY_MEMO_POINTS ((int64_t)1 << 22)  /* outer points at most, for memos */
+#define RY_MEMO_BYTES ((int64_t)1 << 26)   /* a family's memo: at most this many bytes */
+
+/* The family's memo index of every outer point (in the main loop's order: the first
+ * outer slot's count varies fastest), into F->key_of_point, and F->n_keys; no memo
+ * (key_of_point NULL) where the sums take nearly as many values as there are points or
+ * their tables would take more than RY_MEMO_BYTES.  Returns -1 on no memory. */
+static int ry_memo_keys(RyFamily *F, const int64_t *cap, const int *outer, int n_outer,
+                        int64_t n_points) {
+    F->key_of_point = NULL;
+    F->n_keys = n_points;
+    uint64_t patterns[64];
+    int n_pat = 0;
+    for (Py_ssize_t r = 0; r < F->m; r++)
+        for (int k = 0; k < 4; k++) {
+            if (!(F->free >> k & 1)) continue;
+            uint64_t mask = (uint64_t)F->rows[5 * r + 1 + k], pattern = 0;
+            for (int o = 0; o < n_outer; o++) pattern |= (mask >> outer[o] & 1) << o;
+            int p = 0;
+            while (p < n_pat && patterns[p] != pattern) p++;
+            if (p == n_pat) {
+                if (n_pat == 64) return 0;
+                patterns[n_pat++] = pattern;
+            }
+        }
+    /* The sums packed into one number: each in its own radix. */
+    uint64_t radix[64], space = 1;
+    for (int p = 0; p < n_pat; p++) {
+        uint64_t most = 0;
+        for (int o = 0; o < n_outer; o++)
+            if (patterns[p] >> o & 1) most += (uint64_t)cap[outer[o]];
+        radix[p] = space;
+        if (space > ((uint64_t)1 << 62) / (most + 1)) return 0;
+        space *= most + 1;
+    }
+    int64_t size = 1;
+    while (size < 2 * n_points) size *= 2;
+    uint64_t *keys = calloc((size_t)size, sizeof(uint64_t));
+    int32_t *index = malloc((size_t)size * sizeof(int32_t));
+    int32_t *of_point = malloc((size_t)n_points * sizeof(int32_t));
+    if (!keys || !index || !of_point) {
+        free(keys), free(index), free(of_point);
+        return -1;
+    }
+    int64_t s[62] = {0}, n_keys = 0;
+    for (int64_t point = 0; point < n_points; point++) {
+        uint64_t key = 1; /* 0: an empty place of the hash */
+        for (int p = 0; p < n_pat; p++) {
+            uint64_t sum = 0;
+            for (int o = 0; o < n_outer; o++)
+                if (patterns[p] >> o & 1) sum += (uint64_t)s[o];
+            key += sum * radix[p];
+        }
+        uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 11;
+        for (;; h++) {
+            uint64_t *place = keys + (h & (uint64_t)(size - 1));
+            if (*place == key) break;
+            if (!*place) {
+                *place = key;
+                index[h & (uint64_t)(size - 1)] = (int32_t)n_keys++;
+                break;
+            }
+        }
+        of_point[point] = index[h & (uint64_t)(size - 1)];
+        int o = 0;
+        while (o < n_outer && s[o] == cap[outer[o]]) s[o++] = 0;
+        if (o < n_outer) s[o]++;
+    }
+    free(keys), free(index);
+    if (4 * n_keys > 3 * n_points || (double)n_keys * (double)F->grid * 8 > (double)RY_MEMO_BYTES) {
+        free(of_point);
+        return 0;
+    }
+    F->key_of_point = of_point;
+    F->n_keys = n_keys;
+    return 0;
+}
+
+/* ryser(cap, families, wide, budget[, owners, out]): Y above, modulo 2^128 if wide else
+ * 2^64, or None where the work (lookups and tabulation steps) would exceed budget.
+ * With owners (each slot's owner, 0 to n - 1, or -1 for none) and out (n_families * 4 * n
+ * 64-bit items, twice that when wide: the low words, then the high words; its length
+ * gives n), out[(f * 4 + c) * n + p] receives the same sum over the worlds with card c
+ * of family f (if free) with owner p. */
 static PyObject *ryser(PyObject *self, PyObject *args) {
-    PyObject *cap_obj, *fam_obj;
+    PyObject *cap_obj, *fam_obj, *owners_obj = Py_None, *out_obj = Py_None;
     int wide;
     long long budget;
-    if (!PyArg_ParseTuple(args, "O!O!pL", &PyTuple_Type, &cap_obj, &PyList_Type, &fam_obj, &wide,
-                          &budget))
+    if (!PyArg_ParseTuple(args, "O!O!pL|OO", &PyTuple_Type, &cap_obj, &PyList_Type, &fam_obj,
+                          &wide, &budget, &owners_obj, &out_obj))
         return NULL;
+    int marginals = owners_obj != Py_None;
     Py_ssize_t n_slots = PyTuple_GET_SIZE(cap_obj);
     int n_fams = (int)PyList_GET_SIZE(fam_obj);
     if (n_slots < 1 || n_slots > 62 || n_fams < 1 || n_fams > 62) {
@@ -2220,7 +2474,27 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
         if (cap[v] == 1) bit[n_bits++] = (int)v;
         else outer[n_outer++] = (int)v;
     }
-    if (n_bits > RY_MAXBITS) Py_RETURN_NONE;
+    int owner[62], n_owners = 0;
+    for (Py_ssize_t v = 0; v < n_slots; v++) owner[v] = -1;
+    if (marginals) {
+        if (!PyTuple_Check(owners_obj) || PyTuple_GET_SIZE(owners_obj) != n_slots) {
+            PyErr_SetString(PyExc_ValueError, "ryser: owners, one per slot");
+            return NULL;
+        }
+        for (Py_ssize_t v = 0; v < n_slots; v++) {
+            long value = PyLong_AsLong(PyTuple_GET_ITEM(owners_obj, v));
+            if (value < -1 || value >= 62) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "ryser: owners -1 to 61");
+                return NULL;
+            }
+            owner[v] = (int)value;
+            if (value + 1 > n_owners) n_owners = (int)value + 1;
+        }
+        if (n_owners == 0) n_owners = 1;
+    }
+    int64_t places = 0;
+    for (Py_ssize_t v = 0; v < n_slots; v++) places += cap[v];
+    if (n_bits > RY_MAXBITS || places > RY_MAX_PLACES) Py_RETURN_NONE;
     int n_lo = n_bits / 2, n_hi_bits = n_bits - n_lo;
     int64_t n_lo_sets = (int64_t)1 << n_lo, n_hi = (int64_t)1 << n_hi_bits;
     int64_t n_sets = n_lo_sets * n_hi;
@@ -2235,7 +2509,28 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
     int n_groups = 0;
     int32_t *lo_offsets = NULL;
     uint8_t *hi_parity = NULL;
+    u128 *found = NULL;
+    uint32_t *sum32 = NULL; /* a family's factor as it is tabulated */
+    uint32_t *others = NULL, *narrowed = NULL; /* marginals: a card's narrowed factors */
+    Buf out;
+    out.held = 0;
     int64_t n_lo_even = 0;
+    if (marginals) {
+        /* out's length gives the number of owners (at least those named) */
+        Py_ssize_t per_owner = (Py_ssize_t)n_fams * 4 * (wide ? 2 : 1);
+        if (get_buffer(out_obj, &out, 1, per_owner * n_owners, "out") < 0) goto done;
+        if ((out.view.len / 8) % per_owner) {
+            PyErr_SetString(PyExc_ValueError,
+                             "out: expected n_families * 4 * n_owners items, twice that when wide");
+            goto done;
+        }
+        n_owners = (int)(out.view.len / 8 / per_owner);
+        found = calloc((size_t)n_fams * 4 * (size_t)n_owners, sizeof(u128));
+        if (!found) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
     if (!fams || !groups) {
         PyErr_NoMemory();
         goto done;
@@ -2258,7 +2553,7 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
         for (int i = 0; i < n_bits; i++) {
             F->class_of[i] = -1;
             for (int j = 0; j < i && F->class_of[i] < 0; j++) {
-                int same = 1;
+                int same = owner[bit[i]] == owner[bit[j]]; /* always, without owners */
                 for (Py_ssize_t r = 0; r < F->m && same; r++)
                     for (int k = 0; k < 4; k++) {
                         uint64_t mask = (uint64_t)F->rows[5 * r + 1 + k];
@@ -2272,12 +2567,23 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
             }
             F->size[F->class_of[i]]++;
         }
+        for (int i = 0; i < n_bits; i++) F->owner_of_class[F->class_of[i]] = owner[bit[i]];
         F->grid = ry_grid(F->size, F->n_classes);
         if (F->grid > RY_MAX_GRID) {
             result = Py_None;
             goto done;
         }
-        work += n_points * (double)F->grid * (double)F->m * (__builtin_popcount((unsigned)F->free) + 1);
+        int cards = __builtin_popcount((unsigned)F->free);
+        if (n_points <= (double)RY_MEMO_POINTS &&
+            ry_memo_keys(F, cap, outer, n_outer, (int64_t)n_points) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        /* the tabulations: one a point, or one a memo entry */
+        work += (F->key_of_point ? (double)F->n_keys : n_points) * (double)F->grid *
+                (double)F->m * (cards + 1);
+        if (marginals) /* each card's sums: its narrowed factor and a product per class */
+            work += n_points * (double)F->grid * cards * ((double)F->m * (cards + n_owners) + 2 * n_owners);
         RyGroup *G = &groups[n_groups++];
         G->n_members = 1;
         G->member[0] = f;
@@ -2290,7 +2596,7 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
      * per group and bit set at every outer point, against the merged grid's products. */
     for (;;) {
         int best_a = -1, best_b = -1, best_classes = 0;
-        int64_t best_grid = n_sets / 4 + 1;
+        int64_t best_grid = n_sets + 1;
         int class_of[62], size[62];
         for (int a = 0; a < n_groups; a++)
             for (int b = a + 1; b < n_groups; b++) {
@@ -2312,8 +2618,10 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
         for (int k = 0; k < B->n_members; k++) A->member[A->n_members++] = B->member[k];
         groups[best_b] = groups[--n_groups];
     }
-    for (int q = 0; q < n_groups; q++) work += n_points * (double)groups[q].grid * groups[q].n_members;
-    work += n_points * (double)n_sets * n_groups;
+    for (int q = 0; q < n_groups; q++)
+        work += n_points * (double)groups[q].grid * groups[q].n_members *
+                (marginals ? groups[q].n_members + 1 : 1);
+    work += n_points * (double)n_sets * n_groups * (marginals ? 4 : 1);
     if (work > (double)budget) {
         result = Py_None;
         goto done;
@@ -2326,33 +2634,39 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
     }
     for (int f = 0; f < n_fams; f++) {
         RyFamily *F = &fams[f];
-        F->table = malloc((size_t)F->grid * sizeof(uint64_t));
-        F->dcount = malloc((size_t)(F->m * 4 * F->grid) * sizeof(int64_t));
-        if (!F->table || !F->dcount) {
+        F->scratch = malloc((size_t)F->grid * sizeof(uint64_t));
+        F->dcount = malloc((size_t)(F->m * 4 * F->grid));
+        if (F->key_of_point) {
+            F->memo = malloc((size_t)(F->n_keys * F->grid) * sizeof(uint64_t));
+            F->state = calloc((size_t)F->n_keys, 1);
+        }
+        if (!F->scratch || !F->dcount || (F->key_of_point && (!F->memo || !F->state))) {
             PyErr_NoMemory();
             goto done;
+        }
+        if (marginals) {
+            F->rest = malloc((size_t)F->grid * entry);
+            F->downer = malloc((size_t)(F->m * 4 * n_owners * F->grid) + 1);
+            if (!F->rest || !F->downer) {
+                PyErr_NoMemory();
+                goto done;
+            }
         }
         /* How many bits of S each row's card's mask holds, at every point of the grid
          * (in the grid's order: the first class's count varies fastest). */
         for (Py_ssize_t r = 0; r < F->m; r++)
             for (int k = 0; k < 4; k++) {
-                int64_t *d = F->dcount + (r * 4 + k) * F->grid;
                 uint64_t mask = (uint64_t)F->rows[5 * r + 1 + k];
                 int held[62] = {0};
-                int64_t c[62] = {0}, sum = 0;
                 for (int i = 0; i < n_bits; i++)
                     if (mask >> bit[i] & 1) held[F->class_of[i]] = 1;
-                for (int64_t g = 0; g < F->grid; g++) {
-                    d[g] = sum;
-                    for (int j = 0; j < F->n_classes; j++) {
-                        if (c[j] < F->size[j]) {
-                            c[j]++;
-                            sum += held[j];
-                            break;
-                        }
-                        sum -= held[j] * c[j];
-                        c[j] = 0;
-                    }
+                ry_class_counts(F->dcount + (r * 4 + k) * F->grid, held, F);
+                /* the same over each owner's bits */
+                for (int p = 0; marginals && p < n_owners; p++) {
+                    int mine[62];
+                    for (int j = 0; j < F->n_classes; j++)
+                        mine[j] = held[j] && F->owner_of_class[j] == p;
+                    ry_class_counts(F->downer + ((r * 4 + k) * n_owners + p) * F->grid, mine, F);
                 }
             }
     }
@@ -2361,7 +2675,8 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
         G->table = malloc((size_t)G->grid * entry);
         G->hi = malloc((size_t)n_hi * sizeof(int32_t));
         G->map = malloc((size_t)(G->grid * G->n_members) * sizeof(int32_t));
-        if (!G->table || !G->hi || !G->map) {
+        G->rest = marginals ? malloc((size_t)G->grid * entry) : NULL;
+        if (!G->table || !G->hi || !G->map || (marginals && !G->rest)) {
             PyErr_NoMemory();
             goto done;
         }
@@ -2410,10 +2725,24 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
         lo_offsets = sorted;
     }
     for (int64_t x = 0; x < n_hi; x++) hi_parity[x] = __builtin_popcountll((uint64_t)x) & 1;
+    {
+        int64_t most = 1;
+        for (int f = 0; f < n_fams; f++)
+            if (fams[f].grid > most) most = fams[f].grid;
+        sum32 = malloc((size_t)most * sizeof(uint32_t));
+        if (marginals) {
+            others = malloc((size_t)most * sizeof(uint32_t));
+            narrowed = malloc((size_t)(most * n_owners) * sizeof(uint32_t));
+        }
+        if (!sum32 || (marginals && (!others || !narrowed))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
     uint64_t acc64 = 0;
     u128 acc128 = 0;
     int64_t s[62] = {0}; /* the outer point: s[o] places of slot outer[o] */
-    for (;;) {
+    for (int64_t point = 0;; point++) {
         /* Its weight: the product over the outer slots of (-1)^(cap - s) C(cap, s). */
         u128 weight = 1;
         for (int o = 0; o < n_outer; o++) {
@@ -2425,31 +2754,35 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
         int zero = 0;
         for (int f = 0; f < n_fams && !zero; f++) {
             RyFamily *F = &fams[f];
-            uint64_t *t = F->table;
-            memset(t, 0, (size_t)F->grid * sizeof(uint64_t));
+            int64_t key = F->key_of_point ? F->key_of_point[point] : -1;
+            if (key >= 0 && F->state[key]) {
+                F->table = F->memo + key * F->grid;
+                zero = F->state[key] == 2;
+                continue;
+            }
+            uint64_t *t = key >= 0 ? F->memo + key * F->grid : F->scratch;
+            F->table = t;
+            memset(sum32, 0, (size_t)F->grid * sizeof(uint32_t));
             for (Py_ssize_t r = 0; r < F->m; r++) {
                 const int64_t *row = F->rows + 5 * r;
-                const int64_t *d[4];
-                uint64_t a[4];
+                const uint8_t *d[4] = {0};
+                uint32_t a[4] = {0};
                 int n = 0;
                 for (int k = 0; k < 4; k++) {
                     if (!(F->free >> k & 1)) continue;
-                    uint64_t sum = 0;
+                    uint32_t sum = 0;
                     for (int o = 0; o < n_outer; o++)
-                        if ((uint64_t)row[1 + k] >> outer[o] & 1) sum += (uint64_t)s[o];
+                        if ((uint64_t)row[1 + k] >> outer[o] & 1) sum += (uint32_t)s[o];
                     a[n] = sum;
                     d[n++] = F->dcount + (r * 4 + k) * F->grid;
                 }
-                uint64_t coeff = (uint64_t)row[0];
-                for (int64_t g = 0; g < F->grid; g++) {
-                    uint64_t p = coeff;
-                    for (int k = 0; k < n; k++) p *= a[k] + (uint64_t)d[k][g];
-                    t[g] += p;
-                }
+                ry_tabulate(sum32, F->grid, (uint32_t)row[0], a, d, n);
             }
+            for (int64_t g = 0; g < F->grid; g++) t[g] = sum32[g];
             int64_t g = 0;
             while (g < F->grid && !t[g]) g++;
             zero = g == F->grid;
+            if (key >= 0) F->state[key] = zero ? 2 : 1;
         }
         if (!zero) {
             for (int q = 0; q < n_groups; q++) {
@@ -2457,28 +2790,62 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
                 if (wide) RY_GROUP_TABLE(u128);
                 else RY_GROUP_TABLE(uint64_t);
             }
-            if (wide) RY_INNER(u128, acc128);
-            else RY_INNER(uint64_t, acc64);
+            if (!marginals) {
+                if (wide) RY_INNER(u128, acc128);
+                else RY_INNER(uint64_t, acc64);
+            } else {
+                if (wide) RY_MARGINAL(u128, acc128);
+                else RY_MARGINAL(uint64_t, acc64);
+                for (int q = 0; q < n_groups; q++) {
+                    RyGroup *G = &groups[q];
+                    if (wide) RY_FAMILY_REST(u128);
+                    else RY_FAMILY_REST(uint64_t);
+                }
+                for (int f = 0; f < n_fams; f++) {
+                    RyFamily *F = &fams[f];
+                    if (wide) RY_CARD_SUMS(u128);
+                    else RY_CARD_SUMS(uint64_t);
+                }
+            }
         }
         int o = 0; /* the next outer point */
         while (o < n_outer && s[o] == cap[outer[o]]) s[o++] = 0;
         if (o == n_outer) break;
         s[o]++;
     }
+    if (marginals) {
+        uint64_t *o = out.view.buf;
+        Py_ssize_t n = (Py_ssize_t)n_fams * 4 * n_owners;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            o[i] = (uint64_t)found[i];
+            if (wide) o[n + i] = (uint64_t)(found[i] >> 64);
+        }
+    }
     result = wide ? u128_to_int(acc128) : PyLong_FromUnsignedLongLong(acc64);
 done:
     if (result == Py_None) Py_INCREF(result);
+    release(&out);
+    free(found);
+    free(sum32);
+    free(others);
+    free(narrowed);
     for (int f = 0; f < n_fams; f++) release(&bufs[f]);
     if (fams)
         for (int f = 0; f < n_fams; f++) {
             free(fams[f].dcount);
-            free(fams[f].table);
+            free(fams[f].scratch);
+            free(fams[f].key_of_point);
+            free(fams[f].memo);
+            free(fams[f].state);
+            free(fams[f].rest);
+            free(fams[f].downer);
         }
     if (groups)
         for (int q = 0; q < n_groups; q++) {
             free(groups[q].table);
             free(groups[q].hi);
             free(groups[q].map);
+            free(groups[q].rest);
         }
     free(fams);
     free(groups);
@@ -2487,6 +2854,9 @@ done:
     return result;
 }
 #undef RY_INNER
+#undef RY_MARGINAL
+#undef RY_FAMILY_REST
+#undef RY_CARD_SUMS
 #undef RY_GROUP_TABLE
 
 /* ---- The search agent's weighted play-out (kwartet_epistemic.agents.search) -------------
@@ -2959,9 +3329,11 @@ static PyMethodDef methods[] = {
      "slot_owner, out) -> count or None: a whole recount (count and the wanted families' "
      "location probabilities) where 64-bit arithmetic is exact."},
     {"ryser", ryser, METH_VARARGS,
-     "ryser(cap, families, wide, budget) -> Y or None: the count times the product of the "
-     "capacities' factorials by Ryser's formula (families as (free, factored rows)), modulo "
-     "2^64 (2^128 when wide), or None where that would take more than budget steps."},
+     "ryser(cap, families, wide, budget[, owners, out]) -> Y or None: the count times the "
+     "product of the capacities' factorials by Ryser's formula (families as (free, factored "
+     "rows)), modulo 2^64 (2^128 when wide), or None where that would take more than budget "
+     "steps; with owners (each slot's owner or -1), the same sums per free card and owner "
+     "into out."},
     {"playout", playout, METH_VARARGS,
      "playout(hands, stock, rank, dead_cards, seen, lacks, mine, claims, scores, blocked, "
      "n_families, me, target, card, bluffing, clockwise, bonus) -> scores or None: the search "

@@ -36,6 +36,8 @@ def ryser(
     families: list[tuple[int, Any]],
     wide: bool,
     budget: int,
+    owners: tuple[int, ...] = ...,
+    out: Any = ...,
 ) -> int | None: ...
 def family_table(
     options: tuple[int, ...],

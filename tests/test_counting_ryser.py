@@ -35,16 +35,19 @@ def _dense(history, viewers, monkeypatch, **kwargs) -> WorldCounter:
 
 
 class _Spy:
-    """Records what ``ryser`` returned (None: it gave up) and calls it."""
+    """Records what ``ryser`` returned (None: it gave up) and calls it: counts in
+    ``results``, calls with location sums in ``marginal_results``."""
 
     def __init__(self, monkeypatch) -> None:
         self.results: list[int | None] = []
         kernel = counting._kernel
         original = kernel.ryser
 
+        self.marginal_results: list[int | None] = []
+
         def spy(*args):
             result = original(*args)
-            self.results.append(result)
+            (self.marginal_results if len(args) > 4 else self.results).append(result)
             return result
 
         proxy = type("Kernel", (), {})()
@@ -93,11 +96,46 @@ def test_ryser_equals_the_dense_tables(
         assert any(t.factored is None for t in dense.tables) or dense.bound >= 1 << 100
 
 
+@pytest.mark.parametrize("wide", [False, True])
+@on_random_positions(60, families=8, players=6, asks=30)
+def test_ryser_location_counts_equal_the_dense_tables(
+    wide: bool,
+    seed: int,
+    variant: int,
+    families: int,
+    players: int,
+    asks: int,
+    which: int,
+    monkeypatch,
+) -> None:
+    """Each card's location counts by Ryser's formula (its linear form narrowed to one
+    player's slots), with the dead-card and stuck corrections and the cards seen, are
+    the dense tables' on random positions of every rule variant, from every view."""
+    position = random_position(seed, variant, families, players, asks, which)
+    if position is None:
+        return
+    history, viewers = position
+    if wide:
+        monkeypatch.setattr(counting, "_NARROW", 2)
+    dense = _dense(history, viewers, monkeypatch)
+    expected = dense.location_table()
+    monkeypatch.setattr(counting, "USE_RYSER", True)
+    spy = _Spy(monkeypatch)
+    counter = WorldCounter(history, viewers)
+    got = counter.location_table()
+    assert got.tolist() == expected.tolist()
+    assert counter.location_rows([0, 5]).tolist() == expected[[0, 5]].tolist()
+    if spy.marginal_results and spy.marginal_results[0] is not None:
+        assert not counter._origins_done  # no origin table was made
+    got[0, 0] += 1  # the table handed out is the caller's own
+    assert counter.location_table().tolist() == expected.tolist()
+
+
 @pytest.mark.parametrize(("draws", "seed"), [(10, 1), (12, 2), (13, 3)])
 def test_public_draw_pile_counts_take_ryser_by_default(draws: int, seed: int, monkeypatch) -> None:
     """Fish with 4 players and 3 cards each, random asks: after many draws the public
-    count comes from Ryser's formula by default (no tables), as the dense tables have it;
-    the location counts, asked for later, come from the tables as before."""
+    count comes from Ryser's formula by default (no tables), as the dense tables have it,
+    and so do the location counts, asked for later."""
     game = _fish_game(4, 3, draws, seed)
     history = public_history(game)
     dense = _dense(history, [], monkeypatch, marginals=draws <= 10)
@@ -109,6 +147,7 @@ def test_public_draw_pile_counts_take_ryser_by_default(draws: int, seed: int, mo
     assert counter._tableless
     if draws <= 10:
         assert (counter.location_table() == dense.location_table()).all()
+        assert spy.marginal_results and spy.marginal_results[0] is not None
 
 
 def test_back_to_back_draws_keep_the_complete_family_rule(monkeypatch) -> None:
@@ -158,6 +197,31 @@ def test_known_answers_of_the_formula() -> None:
     assert ryser((2, 2), [(0b0011, not_both), free], True, 1 << 40) == 5 * 4
 
 
+def test_known_answers_of_the_location_sums() -> None:
+    """With owners, each free card's sum per owner: the worlds with the card there,
+    times the factorials (low words, then high words in 128-bit arithmetic)."""
+    ryser = counting._kernel.ryser
+    # Two free cards, two draws, one each for players 0 and 1: each card is with each
+    # player in 1 of the 2 worlds.
+    out = np.zeros(4 * 2, dtype=np.uint64)
+    rows = _rows((1, 0b11, 0b11, 0, 0))
+    assert ryser((1, 1), [(0b0011, rows)], False, 1 << 40, (0, 1), out) == 2
+    assert out.reshape(4, 2).tolist() == [[1, 1], [1, 1], [0, 0], [0, 0]]
+    # Four cards into a hand of 3 (player 0) and a draw (player 1) that was never the
+    # first card: 3 worlds; card 0 is always in the hand, the others each once drawn.
+    hand, draw = 0b01, 0b10
+    rows = _rows((1, hand, hand | draw, hand | draw, hand | draw))
+    wide = np.zeros(4 * 2 * 2, dtype=np.uint64)
+    assert ryser((3, 1), [(0b1111, rows)], True, 1 << 40, (0, 1), wide) == 3 * 6
+    low, high = wide[:8].reshape(4, 2), wide[8:]
+    assert (low // 6).tolist() == [[3, 0], [2, 1], [2, 1], [2, 1]]
+    assert not high.any()
+    # A slot with no owner (-1: a pile) gets no sums.
+    out = np.zeros(4, dtype=np.uint64)
+    assert ryser((1, 1), [(0b0011, _rows((1, 0b11, 0b11, 0, 0)))], False, 100, (0, -1), out) == 2
+    assert out.tolist() == [1, 1, 0, 0]
+
+
 def test_random_allowed_sets_against_brute_force() -> None:
     """Cards with random allowed slots (one family of up to four free cards each, no
     clauses) into slots of random capacities: Ryser's sum over the factorials is the
@@ -195,9 +259,13 @@ def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> Non
     assert not counter._tableless
 
 
-def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(monkeypatch) -> None:
+@pytest.mark.parametrize("sums", [True, False])
+def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(
+    sums: bool, monkeypatch
+) -> None:
     """Under a memory limit below the dense tables' need, the count and the location
-    counts (each a count with one card restricted to a player's slots) still come."""
+    counts still come: by the formula's location sums, or without them (``sums``
+    False) each a count with one card restricted to a player's slots."""
     game = _fish_game(4, 3, 10, 2)
     history = public_history(game)
     viewers = viewer_infos(game, 1)
@@ -205,11 +273,16 @@ def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(monke
     expected = dense.location_table()
     monkeypatch.setattr(counting, "USE_SPARSE", False)
     monkeypatch.setattr(counting, "_RYSER_SHARE", 0)  # only the unfit budget lets it run
+    monkeypatch.setattr(counting, "_RYSER_MARGINAL_SHARE", 0)
+    if not sums:
+        monkeypatch.setattr(WorldCounter, "_ryser_locations", lambda self: None)
+    spy = _Spy(monkeypatch)
     with counting.memory_limit(1024):
         counter = WorldCounter(history, viewers)
         assert counter.count == dense.count
         assert counter._tableless
         assert (counter.location_table() == expected).all()
+    assert bool(spy.marginal_results) == sums
     with counting.memory_limit(1024):
         monkeypatch.setattr(counting, "USE_RYSER", False)
         with pytest.raises(kw.ModelTooLargeError):
@@ -230,3 +303,10 @@ def test_the_kernel_refuses_malformed_calls() -> None:
     with pytest.raises(ValueError, match="rows"):
         ryser((1, 1), [(3, np.zeros(3, dtype=np.int32))], False, 100)
     assert ryser((1, 1), [(3, rows)], False, 0) is None  # over budget
+    out = np.zeros(8, dtype=np.uint64)
+    with pytest.raises(ValueError, match="owners"):
+        ryser((1, 1), [(3, rows)], False, 100, (0,), out)
+    with pytest.raises(ValueError, match="owners"):
+        ryser((1, 1), [(3, rows)], False, 100, (0, -2), out)
+    with pytest.raises(ValueError, match="out"):
+        ryser((1, 1), [(3, rows)], False, 100, (0, 1), np.zeros(3, dtype=np.uint64))

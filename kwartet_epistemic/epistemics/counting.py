@@ -112,16 +112,21 @@ the answers are the same.  Where a count came from it and the marginals' tables 
 not fit in :data:`MEMORY_LIMIT`, location counts are such counts with one card
 restricted to a player's slots."""
 USE_RYSER: bool | None = None
-"""Whether a count (no marginals) may be taken by Ryser's formula (the kernel's
+"""Whether counts and location counts may be taken by Ryser's formula (the kernel's
 ``ryser``: inclusion-exclusion over the slots' places, one product of the families'
 factors per evaluation point, no tables): None (the default) where its work is below
-the dense tables' (:data:`_RYSER_SHARE`), or, where those would not fit in memory,
-within :data:`_RYSER_UNFIT_WORK`; True wherever it applies (every family factored, the
-answer exact modulo 2^128); False never.  After a dozen draws of random asks, where
-no two draws are alike, it counts the public worlds about twenty times faster than the
-dense tables; the answers are the same."""
-_RYSER_SHARE = 2  # a step of its work costs about half a dense entry-pass
-_RYSER_VIEW_SHARE = 10  # a player's view: the sparse maps may be faster, try it only below this
+the dense tables' (:data:`_RYSER_SHARE`, :data:`_RYSER_MARGINAL_SHARE`), or, where
+those would not fit in memory, within :data:`_RYSER_UNFIT_WORK`; True wherever it
+applies (every family factored, the answer exact modulo 2^128); False never.  After a
+dozen draws of random asks, where no two draws are alike, it counts the public worlds
+about thirty times faster than the dense tables and their location counts about
+fifteen times; the answers are the same."""
+# Its work against the dense tables' (entries times passes), as measured on draw-pile
+# games (experiments/bench_draw_pile.py): a step of a count costs about half a dense
+# entry-pass, a step of the location sums a fifteenth of a dense marginal pass.
+_RYSER_SHARE = 2
+_RYSER_VIEW_SHARE = 2  # a player's view: the sparse maps may be faster, a smaller budget
+_RYSER_MARGINAL_SHARE = 15
 _RYSER_UNFIT_WORK = 1 << 31  # its work where the dense tables would not fit: about a second
 _STAGED_MIN_SIZE = 1 << 12  # smaller tables: the compiled programme is as fast
 _STAGED_MAX_STATES = 1 << 20  # entries of one merged table (a few hundred MB at most)
@@ -839,6 +844,7 @@ class WorldCounter:
         self._stuck_worlds: list[tuple[int, WorldCounter]] = []
         self._partial_families: frozenset[int] | None = None
         self._tableless = False  # the count came without tables: merged draws or Ryser's formula
+        self._ryser_table: np.ndarray | None | bool = None  # False: not to be had
         self._viewer_restrict = restrict
         # Worlds of the programme itself, before the "game goes on" correction below.
         if self.zero:
@@ -1108,6 +1114,22 @@ class WorldCounter:
         modulo 2^(64 - e) or 2^(128 - e) (its odd part is invertible), so it is tried
         only where the bound proves the count below that.  Where the dense tables would
         not fit in memory, it gets :data:`_RYSER_UNFIT_WORK` of work."""
+        share = _RYSER_SHARE if not self.viewers else _RYSER_SHARE / _RYSER_VIEW_SHARE
+        call = self._ryser_call(int(self._dense_work() * share))
+        if call is None:
+            return None
+        y, _, divide = call
+        return divide(y)
+
+    def _ryser_call(
+        self, budget: int, owners: Sequence[int] = ()
+    ) -> tuple[int, np.ndarray | None, Callable[[int], int]] | None:
+        """Run the kernel's ``ryser`` on this programme (with ``owners``, each slot's
+        player, from 0 to the number of players less one, or -1, its location sums too,
+        one per player): ``(sum, location sums or None, division)``
+        with ``division`` turning a sum into its count; None where it does not apply or
+        its work would exceed ``budget`` (without :data:`USE_RYSER` set: with it, no
+        budget)."""
         if (
             USE_RYSER is False
             or self.zero
@@ -1131,20 +1153,55 @@ class WorldCounter:
             if rows is None:
                 return None
             families.append(rows)
-        budget = 1 << 62
-        if USE_RYSER is None:
-            share = _RYSER_SHARE if not self.viewers else _RYSER_SHARE / _RYSER_VIEW_SHARE
-            budget = int(self._dense_work() * share)
-        y = _kernel.ryser(caps, families, bits == 128, budget)
+        if USE_RYSER:
+            budget = 1 << 62
+        sums = None
+        extra: tuple[tuple[int, ...], np.ndarray] | tuple[()] = ()
+        if owners:
+            n_owners = len(self.history.players)
+            sums = np.zeros(len(families) * 4 * n_owners * (bits // 64), dtype=np.uint64)
+            extra = (tuple(owners[s] for s in room), sums)
+        y = _kernel.ryser(caps, families, bits == 128, budget, *extra)
         if y is None and USE_RYSER is None:
             width = self._width()
             if self._memory_need([], width, False) > _memory_limit():
-                y = _kernel.ryser(caps, families, bits == 128, _RYSER_UNFIT_WORK)
+                y = _kernel.ryser(caps, families, bits == 128, _RYSER_UNFIT_WORK, *extra)
         if y is None:
             return None
         assert y & ((1 << twos) - 1) == 0, "Ryser's sum is the count times the factorials"
         modulus = 1 << (bits - twos)
-        return (y >> twos) * pow(scale >> twos, -1, modulus) % modulus
+        inverse = pow(scale >> twos, -1, modulus)
+        return y, sums, lambda value: (value >> twos) * inverse % modulus
+
+    def _ryser_locations(self) -> np.ndarray | None:
+        """The programme's ``[n_cards, n_players]`` location counts by Ryser's formula
+        (each free card's sum with its linear form narrowed to one player's slots), the
+        fixed cards with their slot's player, or None where it does not apply or would
+        take longer than the dense marginals (:data:`_RYSER_MARGINAL_SHARE`)."""
+        history = self.history
+        players = history.players
+        owner_of = [players.index(o) if o is not None else -1 for o in history.slot_owner]
+        call = self._ryser_call(self._dense_work() * _RYSER_MARGINAL_SHARE, tuple(owner_of))
+        if call is None:
+            return None
+        _, sums, divide = call
+        assert sums is not None
+        n = len(players)
+        m = len(self.tables) * 4 * n
+        low = sums[:m].tolist()
+        high = sums[m:].tolist() or [0] * m  # the high words, in 128-bit arithmetic
+        wide = self._width() != "narrow"
+        result = np.zeros((len(history.deck), n), dtype=object if wide else np.int64)
+        for index, table in enumerate(self.tables):
+            for k in table._free:
+                card = table.cards[k]
+                for p in range(n):
+                    at = (index * 4 + k) * n + p
+                    result[card, p] = divide(low[at] | high[at] << 64)
+        for card, slot in self.fixed.items():
+            if owner_of[slot] >= 0:
+                result[card, owner_of[slot]] = self.programme_count
+        return result
 
     def _memory_need(self, wanted: list[int], width: str, keep_backward: bool) -> int:
         """The bytes the dense programme's tables would take."""
@@ -1581,6 +1638,9 @@ class WorldCounter:
         each card now (a card seen moving is with its holder in every world; exposed and
         piled cards have no holder); int64 when every count fits, else Python ints."""
         history = self.history
+        by_ryser = self._location_table_by_ryser()
+        if by_ryser is not None:
+            return by_ryser.copy()
         origins = self._origins_unless_tableless()
         if origins is None:
             return self._restricted_location_rows(range(len(history.deck)))
@@ -1616,6 +1676,9 @@ class WorldCounter:
         ):
             origins = self._origins
         else:
+            by_ryser = self._location_table_by_ryser()
+            if by_ryser is not None:
+                return by_ryser[rows]
             table = self._origins_unless_tableless()
             if table is None:
                 return self._restricted_location_rows(listed)
@@ -1631,6 +1694,30 @@ class WorldCounter:
                 if where in players:
                     result[i, players.index(where)] = self.count
         return result
+
+    def _location_table_by_ryser(self) -> np.ndarray | None:
+        """:meth:`location_table` by Ryser's formula (:meth:`_ryser_locations`, with the
+        corrections' tables and the cards seen), kept; None where the origin table is
+        already known or Ryser's formula does not apply or would be slower."""
+        if self._ryser_table is None:
+            self._ryser_table = False
+            if not self._origins_done and not self.zero and self.count:
+                table = self._ryser_locations()
+                if table is not None:
+                    corrections = [(-1, self._dead_worlds)] if self._dead_worlds else []
+                    for sign, other in [*corrections, *self._stuck_worlds]:
+                        taken = other.location_table()
+                        if taken.dtype != table.dtype:
+                            table, taken = table.astype(object), taken.astype(object)
+                        table = table + taken if sign > 0 else table - taken
+                    players = self.history.players
+                    for c, where in enumerate(self.history.location):
+                        if where is not None:
+                            table[c] = 0
+                            if where in players:
+                                table[c, players.index(where)] = self.count
+                    self._ryser_table = table
+        return self._ryser_table if isinstance(self._ryser_table, np.ndarray) else None
 
     def _origins_unless_tableless(self) -> np.ndarray | None:
         """:meth:`origin_table`, or None where its tables would not fit in memory but the

@@ -7,6 +7,10 @@ Every draw is a capacity-1 slot of the counting programme (a world says which ca
 draw brought), so the programme's table doubles with each draw that no public fact has
 settled: the figures show that growth (the speed issue's target is 70 ms per event).
 
+With ``--out``, the last position's public count and location counts are also taken
+on the dense tables alone (``counting.USE_RYSER = False``), for comparison with the
+default, which takes Ryser's formula where its work is smaller.
+
 Then ``--agent-games`` whole fish games of four ``knowledge`` agents (4 players with 3
 cards each, seeds 0, 1, ...): each agent decides from its own exact view, whose tables
 have a dimension for every draw the others made; per game, the CPU time, the number of
@@ -113,6 +117,14 @@ def main() -> None:
     report(draws)
     print(f"public worlds at the end: {count} ({int(count).bit_length()} bits)")
     numbers: dict[str, str] = {}
+    if args.out:
+        numbers["kwDrawPileRandomDraws"] = str(draws)
+        numbers["kwDrawPileRandomWorst"] = _latex.fmt(1000 * worst[draws], 0)
+        figures = formula_against_tables(game)
+        for name, value in zip(
+            ("Count", "DenseCount", "Table", "DenseTable"), figures, strict=True
+        ):
+            numbers[f"kwDrawPileRyser{name}"] = _latex.fmt(1000 * value, 0)
     if not args.no_lone:
         lone_worst, lone_draws, lone_entries = lone_holder()
         numbers["kwDrawPileLoneDraws"] = str(lone_draws)
@@ -174,6 +186,35 @@ def lone_holder() -> tuple[float, int, int]:
         print(f"{draws:>5}  {1000 * worst[draws]:>16.1f}  {entries[draws]:>19,}")
     print(f"public worlds at the end: {counter.count}; load average {os.getloadavg()[0]:.2f}")
     return max(worst.values()), max(worst), max(entries.values()).bit_length() - 1
+
+
+def formula_against_tables(game: kw.Game) -> tuple[float, float, float, float]:
+    """The public count and location counts of the game's last position, each from a
+    fresh counter, by default (Ryser's formula where its work is smaller) and on the
+    dense tables (``counting.USE_RYSER = False``): CPU seconds, printed."""
+    history = PublicHistory(game.deck, game.players, game.rules)
+    history.extend(game.record)
+    spent: dict[bool | None, tuple[float, float]] = {}
+    answers = []
+    for mode in (None, False):
+        counting.USE_RYSER = mode
+        try:
+            start = time.process_time()
+            counter = WorldCounter(history)
+            middle = time.process_time()
+            table = counter.location_table()
+            spent[mode] = (middle - start, time.process_time() - middle)
+        finally:
+            counting.USE_RYSER = None
+        answers.append((counter.count, table.tolist()))
+    assert answers[0] == answers[1], "the formula and the tables disagree"
+    (count, locations), (dense_count, dense_locations) = spent[None], spent[False]
+    print(
+        f"\nthe last position's public count: {1000 * count:.1f} ms by default, "
+        f"{1000 * dense_count:.1f} ms on the dense tables; its location counts: "
+        f"{1000 * locations:.1f} ms against {1000 * dense_locations:.1f} ms (the same answers)"
+    )
+    return count, dense_count, locations, dense_locations
 
 
 def agent_games(n: int, standard: bool = False) -> tuple[float, float]:

@@ -2366,7 +2366,7 @@ static void ry_class_counts(uint8_t *d, const int *held, const RyFamily *F) {
 }
 
 #define RY_MEMO_POINTS ((int64_t)1 << 22)  /* outer points at most, for memos */
-#define RY_MEMO_BYTES ((int64_t)1 << 26)   /* a family's memo: at most this many bytes */
+#define RY_MEMO_BYTES ((int64_t)1 << 23)   /* a family's memo: at most this many bytes */
 
 /* The family's memo index of every outer point (in the main loop's order: the first
  * outer slot's count varies fastest), into F->key_of_point, and F->n_keys; no memo
@@ -2443,8 +2443,9 @@ static int ry_memo_keys(RyFamily *F, const int64_t *cap, const int *outer, int n
     return 0;
 }
 
-/* ryser(cap, families, wide, budget[, owners, out]): Y above, modulo 2^128 if wide else
- * 2^64, or None where the work (lookups and tabulation steps) would exceed budget.
+/* ryser(cap, families, wide, budget[, owners, out, memory]): Y above, modulo 2^128 if
+ * wide else 2^64, or None where the work (lookups and tabulation steps) would exceed
+ * budget or the memory it takes (its tables) more than memory bytes (if given).
  * With owners (each slot's owner, 0 to n - 1, or -1 for none) and out (n_families * 4 * n
  * 64-bit items, twice that when wide: the low words, then the high words; its length
  * gives n), out[(f * 4 + c) * n + p] receives the same sum over the worlds with card c
@@ -2452,9 +2453,9 @@ static int ry_memo_keys(RyFamily *F, const int64_t *cap, const int *outer, int n
 static PyObject *ryser(PyObject *self, PyObject *args) {
     PyObject *cap_obj, *fam_obj, *owners_obj = Py_None, *out_obj = Py_None;
     int wide;
-    long long budget;
-    if (!PyArg_ParseTuple(args, "O!O!pL|OO", &PyTuple_Type, &cap_obj, &PyList_Type, &fam_obj,
-                          &wide, &budget, &owners_obj, &out_obj))
+    long long budget, memory = -1;
+    if (!PyArg_ParseTuple(args, "O!O!pL|OOL", &PyTuple_Type, &cap_obj, &PyList_Type, &fam_obj,
+                          &wide, &budget, &owners_obj, &out_obj, &memory))
         return NULL;
     int marginals = owners_obj != Py_None;
     Py_ssize_t n_slots = PyTuple_GET_SIZE(cap_obj);
@@ -2622,6 +2623,22 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
         work += n_points * (double)groups[q].grid * groups[q].n_members *
                 (marginals ? groups[q].n_members + 1 : 1);
     work += n_points * (double)n_sets * n_groups * (marginals ? 4 : 1);
+    /* The memory it takes (what the analysis took so far included). */
+    double need = (double)((n_lo_sets + 1) * n_groups) * 4 + (double)n_hi;
+    for (int f = 0; f < n_fams; f++) {
+        const RyFamily *F = &fams[f];
+        double grid = (double)F->grid, m = (double)F->m;
+        need += grid * (8 + 4 + m * 4) + (F->key_of_point ? n_points * 4 : 0);
+        if (F->key_of_point) need += (double)F->n_keys * (grid * 8 + 1);
+        if (marginals) need += grid * (double)entry + m * 4 * n_owners * grid + grid * 4 * (n_owners + 1);
+    }
+    for (int q = 0; q < n_groups; q++)
+        need += (double)groups[q].grid * ((double)entry * (marginals ? 2 : 1) + 4.0 * groups[q].n_members) +
+                (double)n_hi * 4;
+    if (memory >= 0 && need > (double)memory) {
+        result = Py_None;
+        goto done;
+    }
     if (work > (double)budget) {
         result = Py_None;
         goto done;
@@ -3329,11 +3346,11 @@ static PyMethodDef methods[] = {
      "slot_owner, out) -> count or None: a whole recount (count and the wanted families' "
      "location probabilities) where 64-bit arithmetic is exact."},
     {"ryser", ryser, METH_VARARGS,
-     "ryser(cap, families, wide, budget[, owners, out]) -> Y or None: the count times the "
+     "ryser(cap, families, wide, budget[, owners, out, memory]) -> Y or None: the count times the "
      "product of the capacities' factorials by Ryser's formula (families as (free, factored "
      "rows)), modulo 2^64 (2^128 when wide), or None where that would take more than budget "
-     "steps; with owners (each slot's owner or -1), the same sums per free card and owner "
-     "into out."},
+     "steps or more than memory bytes; with owners (each slot's owner or -1), the same sums "
+     "per free card and owner into out."},
     {"playout", playout, METH_VARARGS,
      "playout(hands, stock, rank, dead_cards, seen, lacks, mine, claims, scores, blocked, "
      "n_families, me, target, card, bluffing, clockwise, bonus) -> scores or None: the search "

@@ -36,8 +36,9 @@ def ryser(
     families: list[tuple[int, Any]],
     wide: bool,
     budget: int,
-    owners: tuple[int, ...] = ...,
+    owners: tuple[int, ...] | None = ...,
     out: Any = ...,
+    memory: int = ...,
 ) -> int | None: ...
 def family_table(
     options: tuple[int, ...],

@@ -47,7 +47,8 @@ class _Spy:
 
         def spy(*args):
             result = original(*args)
-            (self.marginal_results if len(args) > 4 else self.results).append(result)
+            marginal = len(args) > 4 and args[4] is not None  # owners given
+            (self.marginal_results if marginal else self.results).append(result)
             return result
 
         proxy = type("Kernel", (), {})()
@@ -277,13 +278,17 @@ def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(
     if not sums:
         monkeypatch.setattr(WorldCounter, "_ryser_locations", lambda self: None)
     spy = _Spy(monkeypatch)
-    with counting.memory_limit(1024):
+    # Below what the dense tables need for a count, above what the formula's take.
+    limit = dense._memory_need([], dense._width(), False) // 2
+    with counting.memory_limit(limit):
         counter = WorldCounter(history, viewers)
         assert counter.count == dense.count
         assert counter._tableless
         assert (counter.location_table() == expected).all()
     assert bool(spy.marginal_results) == sums
-    with counting.memory_limit(1024):
+    with counting.memory_limit(100), pytest.raises(kw.ModelTooLargeError):
+        WorldCounter(history, viewers)  # nor the formula's own tables
+    with counting.memory_limit(limit):
         monkeypatch.setattr(counting, "USE_RYSER", False)
         with pytest.raises(kw.ModelTooLargeError):
             WorldCounter(history, viewers)

@@ -83,29 +83,37 @@ def _fish_game(players: int, each: int, draws: int, seed: int) -> kw.Game:
 
 
 @pytest.mark.parametrize(("players", "each", "draws", "seed", "which"), [(4, 3, 18, 3, 1)])
-def test_own_views_of_draw_pile_games_agree_and_take_the_sparse_path(
+def test_own_views_of_draw_pile_games_agree_by_default(
     players: int, each: int, draws: int, seed: int, which: int, monkeypatch
 ) -> None:
     """Where a player sees a fish game after many draws (most of its table unreachable):
-    by default the sparse programme answers an agent's question (its count and two
-    families' marginals), and Ryser's formula the count alone, with the dense tables'
-    answers."""
+    by default Ryser's formula answers an agent's question (its count and two families'
+    location counts) and the count alone, no tables; the sparse programme the origin
+    counts asked for after that, or the dense tables where it gives up; every answer the
+    dense tables'."""
     game = _fish_game(players, each, draws, seed)
     history = public_history(game)
     viewers = viewer_infos(game, which)
     counter = WorldCounter(history, viewers)
     assert counter.count > 0
     assert sum(1 for c in counter.cap if c == 1) >= 10  # draws the viewer did not see
+    assert counter._tableless  # the count alone: by Ryser's formula
+    cards = [8, 9, 10, 11, 20, 21, 22, 23]
     for wanted in (frozenset({2, 5}), True):  # an agent's question, and every family
         dense = _answers(history, viewers, False, monkeypatch, wanted=wanted)
+        monkeypatch.setattr(counting, "USE_RYSER", False)
+        expected = WorldCounter(history, viewers, marginals=wanted).location_rows(cards)
+        monkeypatch.setattr(counting, "USE_RYSER", None)
+        monkeypatch.setattr(counting, "USE_SPARSE", None)
         spy = _Spy(monkeypatch)
-        default = _answers(history, viewers, None, monkeypatch, wanted=wanted)
-        if wanted is True:  # the count alone first: by Ryser's formula, no tables
-            assert counter._tableless
-        else:
-            assert spy.results and spy.results[0] is not None
-        assert default[0] == dense[0]
-        assert (default[1] == dense[1]).all()
+        default = WorldCounter(history, viewers, marginals=wanted)
+        if wanted is not True:  # with the count (every family waits for first use)
+            assert default._ryser_programme is not None
+        assert (default.location_rows(cards) == expected).all()
+        assert isinstance(default._ryser_table, np.ndarray) and not spy.results
+        assert default.count == dense[0]
+        assert (default.origin_counts() == dense[1]).all()
+        assert spy.results  # the origin counts: the maps tried
 
 
 def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> None:

@@ -22,6 +22,10 @@ Speed comes from these places:
   polynomial is multiplied in its factored form instead: a signed sum of products of
   one linear form per card (:func:`factor_terms`, inclusion-exclusion over its
   clauses), each form a few shifted passes over the table (see :data:`USE_FACTORED`);
+* after many draws that no public fact tells apart, counts and location counts come
+  without tables from Ryser's formula (see :data:`USE_RYSER`): a signed sum over how
+  many places of each slot a set holds of the product of the families' factored forms
+  there, each family's form tabulated once per point over its classes of alike draws;
 * where only location probabilities are wanted and 64-bit arithmetic is exact,
   :func:`family_probabilities` runs the whole recount (every family's table afresh, the
   programme, the wanted marginals, the correctly rounded quotients) in one kernel call:
@@ -844,6 +848,7 @@ class WorldCounter:
         self._stuck_worlds: list[tuple[int, WorldCounter]] = []
         self._partial_families: frozenset[int] | None = None
         self._tableless = False  # the count came without tables: merged draws or Ryser's formula
+        self._ryser_programme: np.ndarray | None = None  # the programme's, by Ryser's formula
         self._ryser_table: np.ndarray | None | bool = None  # False: not to be had
         self._viewer_restrict = restrict
         # Worlds of the programme itself, before the "game goes on" correction below.
@@ -857,14 +862,20 @@ class WorldCounter:
         ):
             # No dead-card correction to come: the marginals in the same run (only those
             # of the families asked for, when a set of families is given).
-            positions = list(range(len(self.tables)))
-            if isinstance(marginals, frozenset):
-                positions = [i for i in positions if self.table_families[i] in marginals]
-            self.programme_count = self._run(positions)
-            self._finish_origins()
-            if isinstance(marginals, frozenset) and len(positions) < len(self.tables):
-                self._partial_families = marginals
-                self._origins_done = False  # origin_table() still computes them all
+            # After many draws, Ryser's formula may give them all sooner (no tables).
+            by_ryser = self._ryser_locations()
+            if by_ryser is not None:
+                self.programme_count, self._ryser_programme = by_ryser
+                self._tableless = True
+            else:
+                positions = list(range(len(self.tables)))
+                if isinstance(marginals, frozenset):
+                    positions = [i for i in positions if self.table_families[i] in marginals]
+                self.programme_count = self._run(positions)
+                self._finish_origins()
+                if isinstance(marginals, frozenset) and len(positions) < len(self.tables):
+                    self._partial_families = marginals
+                    self._origins_done = False  # origin_table() still computes them all
         else:
             self.programme_count = self._run([])
         self.count = self.programme_count
@@ -1129,7 +1140,7 @@ class WorldCounter:
         one per player): ``(sum, location sums or None, division)``
         with ``division`` turning a sum into its count; None where it does not apply or
         its work would exceed ``budget`` (without :data:`USE_RYSER` set: with it, no
-        budget)."""
+        budget) or its memory the limit in force."""
         if (
             USE_RYSER is False
             or self.zero
@@ -1156,15 +1167,16 @@ class WorldCounter:
         if USE_RYSER:
             budget = 1 << 62
         sums = None
-        extra: tuple[tuple[int, ...], np.ndarray] | tuple[()] = ()
         if owners:
             n_owners = len(self.history.players)
             sums = np.zeros(len(families) * 4 * n_owners * (bits // 64), dtype=np.uint64)
-            extra = (tuple(owners[s] for s in room), sums)
+        # Its own tables are small, but within the memory limit too.
+        limit = _memory_limit()
+        extra = (tuple(owners[s] for s in room) if owners else None, sums, limit)
         y = _kernel.ryser(caps, families, bits == 128, budget, *extra)
         if y is None and USE_RYSER is None:
             width = self._width()
-            if self._memory_need([], width, False) > _memory_limit():
+            if self._memory_need([], width, False) > limit:
                 y = _kernel.ryser(caps, families, bits == 128, _RYSER_UNFIT_WORK, *extra)
         if y is None:
             return None
@@ -1173,19 +1185,21 @@ class WorldCounter:
         inverse = pow(scale >> twos, -1, modulus)
         return y, sums, lambda value: (value >> twos) * inverse % modulus
 
-    def _ryser_locations(self) -> np.ndarray | None:
-        """The programme's ``[n_cards, n_players]`` location counts by Ryser's formula
-        (each free card's sum with its linear form narrowed to one player's slots), the
-        fixed cards with their slot's player, or None where it does not apply or would
-        take longer than the dense marginals (:data:`_RYSER_MARGINAL_SHARE`)."""
+    def _ryser_locations(self) -> tuple[int, np.ndarray] | None:
+        """The programme's count and ``[n_cards, n_players]`` location counts by Ryser's
+        formula (each free card's sum with its linear form narrowed to one player's
+        slots; the fixed cards with their slot's player), or None where it does not
+        apply or would take longer than the dense marginals
+        (:data:`_RYSER_MARGINAL_SHARE`)."""
         history = self.history
         players = history.players
         owner_of = [players.index(o) if o is not None else -1 for o in history.slot_owner]
         call = self._ryser_call(self._dense_work() * _RYSER_MARGINAL_SHARE, tuple(owner_of))
         if call is None:
             return None
-        _, sums, divide = call
+        y, sums, divide = call
         assert sums is not None
+        count = divide(y)
         n = len(players)
         m = len(self.tables) * 4 * n
         low = sums[:m].tolist()
@@ -1200,8 +1214,8 @@ class WorldCounter:
                     result[card, p] = divide(low[at] | high[at] << 64)
         for card, slot in self.fixed.items():
             if owner_of[slot] >= 0:
-                result[card, owner_of[slot]] = self.programme_count
-        return result
+                result[card, owner_of[slot]] = count
+        return count, result
 
     def _memory_need(self, wanted: list[int], width: str, keep_backward: bool) -> int:
         """The bytes the dense programme's tables would take."""
@@ -1640,11 +1654,12 @@ class WorldCounter:
         history = self.history
         by_ryser = self._location_table_by_ryser()
         if by_ryser is not None:
-            return by_ryser.copy()
-        origins = self._origins_unless_tableless()
-        if origins is None:
-            return self._restricted_location_rows(range(len(history.deck)))
-        result = origins @ _owner_matrix(history, origins.dtype)
+            result = by_ryser.copy()
+        else:
+            origins = self._origins_unless_tableless()
+            if origins is None:
+                return self._restricted_location_rows(range(len(history.deck)))
+            result = origins @ _owner_matrix(history, origins.dtype)
         players = history.players
         for c, where in enumerate(history.location):
             if where is not None:
@@ -1668,6 +1683,8 @@ class WorldCounter:
         rows = cards if isinstance(cards, np.ndarray) else np.array(list(cards), dtype=np.intp)
         listed = rows.tolist()
         partial = self._partial_families
+        by_ryser = None
+        origins: np.ndarray | None
         if (
             partial is not None
             and self._origins is not None
@@ -1676,15 +1693,18 @@ class WorldCounter:
         ):
             origins = self._origins
         else:
+            origins = None
             by_ryser = self._location_table_by_ryser()
-            if by_ryser is not None:
-                return by_ryser[rows]
-            table = self._origins_unless_tableless()
-            if table is None:
-                return self._restricted_location_rows(listed)
-            origins = table
+            if by_ryser is None:
+                origins = self._origins_unless_tableless()
+                if origins is None:
+                    return self._restricted_location_rows(listed)
         history = self.history
-        result = origins.take(rows, axis=0) @ _owner_matrix(history, origins.dtype)
+        if origins is None:
+            assert by_ryser is not None
+            result = by_ryser.take(rows, axis=0)
+        else:
+            result = origins.take(rows, axis=0) @ _owner_matrix(history, origins.dtype)
         players = history.players
         location = history.location
         for i, c in enumerate(listed):
@@ -1697,26 +1717,24 @@ class WorldCounter:
 
     def _location_table_by_ryser(self) -> np.ndarray | None:
         """:meth:`location_table` by Ryser's formula (:meth:`_ryser_locations`, with the
-        corrections' tables and the cards seen), kept; None where the origin table is
-        already known or Ryser's formula does not apply or would be slower."""
+        corrections' tables; the caller sets the cards seen), kept; None where the
+        origin table is already known or Ryser's formula does not apply or would be
+        slower."""
         if self._ryser_table is None:
             self._ryser_table = False
-            if not self._origins_done and not self.zero and self.count:
-                table = self._ryser_locations()
-                if table is not None:
-                    corrections = [(-1, self._dead_worlds)] if self._dead_worlds else []
-                    for sign, other in [*corrections, *self._stuck_worlds]:
-                        taken = other.location_table()
-                        if taken.dtype != table.dtype:
-                            table, taken = table.astype(object), taken.astype(object)
-                        table = table + taken if sign > 0 else table - taken
-                    players = self.history.players
-                    for c, where in enumerate(self.history.location):
-                        if where is not None:
-                            table[c] = 0
-                            if where in players:
-                                table[c, players.index(where)] = self.count
-                    self._ryser_table = table
+            table = self._ryser_programme  # made with the count
+            if table is None and not self._origins_done and not self.zero and self.count:
+                by_ryser = self._ryser_locations()
+                table = None if by_ryser is None else by_ryser[1]
+            if table is None:
+                return None
+            corrections = [(-1, self._dead_worlds)] if self._dead_worlds is not None else []
+            for sign, other in [*corrections, *self._stuck_worlds]:
+                taken = other.location_table()
+                if taken.dtype != table.dtype:
+                    table, taken = table.astype(object), taken.astype(object)
+                table = table + taken if sign > 0 else table - taken
+            self._ryser_table = table
         return self._ryser_table if isinstance(self._ryser_table, np.ndarray) else None
 
     def _origins_unless_tableless(self) -> np.ndarray | None:

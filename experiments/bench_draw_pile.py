@@ -15,7 +15,8 @@ Then ``--agent-games`` whole fish games of four ``knowledge`` agents (4 players 
 cards each, seeds 0, 1, ...): each agent decides from its own exact view, whose tables
 have a dimension for every draw the others made; per game, the CPU time, the number of
 asks and the slowest decision.  With ``--dense`` the counting engine keeps its dense
-tables (``counting.USE_SPARSE = False``), for comparison with the sparse programme; with
+tables (``counting.USE_SPARSE = False``, ``counting.USE_RYSER = False``), for comparison
+with the sparse programme and Ryser's formula; with
 ``--out DIR`` the games are played both ways and the figures the paper quotes go to
 ``DIR/bench_draw_pile_numbers.tex``.  With ``--agent-deck standard`` the agent games
 have 52 cards and 7 cards each: where an agent's exact counting for a decision would
@@ -74,7 +75,9 @@ def main() -> None:
         default="piquet",
         help="the agent games' deck: 32 cards with 3 each, or 52 with the preset's 7",
     )
-    parser.add_argument("--dense", action="store_true", help="no sparse programme")
+    parser.add_argument(
+        "--dense", action="store_true", help="no sparse programme, no Ryser's formula"
+    )
     parser.add_argument("--no-lone", action="store_true", help="leave out the lone holder")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR")
     args = parser.parse_args()
@@ -85,9 +88,9 @@ def main() -> None:
     if args.out and args.agent_deck != "piquet":
         parser.error("--out quotes the 32-card agent games: leave out --agent-deck")
     if args.dense:
-        counting.USE_SPARSE = False
+        counting.USE_SPARSE = counting.USE_RYSER = False
     print(f"load average {os.getloadavg()[0]:.2f}; kernel {kernel_available()}")
-    print(f"tables: {'dense only' if args.dense else 'sparse where it pays'}")
+    print(f"tables: {'dense only' if args.dense else 'sparse or none where it pays'}")
     rules = kw.RuleSet.preset("fish").replace(cards_each=args.cards_each)
     players = ["A", "B", "C", "D", "E", "F"][: args.players]
     deck = kw.Deck.standard() if args.deck == "standard" else kw.Deck.piquet()
@@ -134,10 +137,10 @@ def main() -> None:
         return
     total, slowest = agent_games(args.agent_games, args.agent_deck == "standard")
     if args.out:
-        counting.USE_SPARSE = False
+        counting.USE_SPARSE = counting.USE_RYSER = False
         print("\nthe same with the dense tables only")
         dense_total, dense_slowest = agent_games(args.agent_games)
-        counting.USE_SPARSE = None
+        counting.USE_SPARSE = counting.USE_RYSER = None
         numbers |= {
             "kwDrawPileAgentGames": str(args.agent_games),
             "kwDrawPileAgentCpu": _latex.fmt(total, 1),

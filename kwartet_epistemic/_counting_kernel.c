@@ -2095,9 +2095,10 @@ done:
  * which the card is with each owner are the sum with the card's linear form narrowed to
  * the owner's slots, and everything else the same.  So for each family the inner loop
  * also sums, at each point of the family's grid, the other families' product (prefix
- * and suffix products over the groups, then within each group); each card's narrowed
- * factor is a polynomial over the grid, and the card's sums are that rest dotted with
- * it, split by owner through the classes (bits of different owners are never alike).
+ * and suffix products over the groups, then within each group: the family's "rest");
+ * the family's factor with a card's linear form narrowed to one owner's places (bits of
+ * different owners are never alike) is tabulated over the grid like the factor itself,
+ * and the card's sum for that owner is the rest dotted with it.
  */
 
 #define RY_MAXBITS 40

@@ -124,7 +124,7 @@ those would not fit in memory, within :data:`_RYSER_UNFIT_WORK`; True wherever i
 applies (every family factored, the answer exact modulo 2^128); False never.  After a
 dozen draws of random asks, where no two draws are alike, it counts the public worlds
 about thirty times faster than the dense tables and their location counts about
-fifteen times; the answers are the same."""
+twelve times; the answers are the same."""
 # Its work against the dense tables' (entries times passes), as measured on draw-pile
 # games (experiments/bench_draw_pile.py): a step of a count costs about half a dense
 # entry-pass, a step of the location sums a fifteenth of a dense marginal pass.
@@ -1058,9 +1058,11 @@ class WorldCounter:
         if keep_backward and width != "narrow":
             width = "big"  # sampling reads Python integers from the tables
         if not wanted and not keep_backward:
-            count = self._run_staged()
+            # Ryser's formula first: it gives up at once where the merged draws are for
+            # (a long run of draws that the families cannot tell apart).
+            count = self._run_ryser()
             if count is None:
-                count = self._run_ryser()
+                count = self._run_staged()
             if count is not None:
                 self._tableless = True
                 return count

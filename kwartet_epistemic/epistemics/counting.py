@@ -1058,11 +1058,9 @@ class WorldCounter:
         if keep_backward and width != "narrow":
             width = "big"  # sampling reads Python integers from the tables
         if not wanted and not keep_backward:
-            # Ryser's formula first: it gives up at once where the merged draws are for
-            # (a long run of draws that the families cannot tell apart).
-            count = self._run_ryser()
+            count = self._run_staged()
             if count is None:
-                count = self._run_staged()
+                count = self._run_ryser()
             if count is not None:
                 self._tableless = True
                 return count

@@ -1638,14 +1638,20 @@ class WorldCounter:
         origins = self._origin_array(self._width() != "narrow")
         for card, slot in self.fixed.items():
             origins[card, slot] = self.programme_count
+        self._origins = self._corrected(origins, WorldCounter.origin_table)
+        self._origins_done = True
+
+    def _corrected(self, table: np.ndarray, of: Callable[[WorldCounter], np.ndarray]) -> np.ndarray:
+        """The programme's ``table`` with the corrections made: the same table (``of``
+        each correction's counter) of the worlds in which every unexposed family has a
+        dead card taken away, and the Memory Kwartet ones added with their signs."""
         corrections = [(-1, self._dead_worlds)] if self._dead_worlds is not None else []
         for sign, other in [*corrections, *self._stuck_worlds]:
-            taken = other.origin_table()
-            if taken.dtype != origins.dtype:
-                origins, taken = origins.astype(object), taken.astype(object)
-            origins = origins + taken if sign > 0 else origins - taken
-        self._origins = origins
-        self._origins_done = True
+            taken = of(other)
+            if taken.dtype != table.dtype:
+                table, taken = table.astype(object), taken.astype(object)
+            table = table + taken if sign > 0 else table - taken
+        return table
 
     def location_table(self) -> np.ndarray:
         """``[n_cards, n_players]`` exact counts of the worlds in which each player holds
@@ -1728,13 +1734,7 @@ class WorldCounter:
                 table = None if by_ryser is None else by_ryser[1]
             if table is None:
                 return None
-            corrections = [(-1, self._dead_worlds)] if self._dead_worlds is not None else []
-            for sign, other in [*corrections, *self._stuck_worlds]:
-                taken = other.location_table()
-                if taken.dtype != table.dtype:
-                    table, taken = table.astype(object), taken.astype(object)
-                table = table + taken if sign > 0 else table - taken
-            self._ryser_table = table
+            self._ryser_table = self._corrected(table, WorldCounter.location_table)
         return self._ryser_table if isinstance(self._ryser_table, np.ndarray) else None
 
     def _origins_unless_tableless(self) -> np.ndarray | None:

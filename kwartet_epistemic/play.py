@@ -125,7 +125,7 @@ def _status(view: PlayerView) -> str:
     else:
         lines.append("Quartets laid down: none yet")
     if view.rules.draw_pile:
-        lines.append(f"Stock: {view.stock_size} cards")
+        lines.append(f"Stock: {view.stock_size} card{'' if view.stock_size == 1 else 's'}")
     if view.middle:
         slots = ", ".join(
             f"[{i}] {'face down' if c is None else _card_text(view.deck, c)}"

@@ -2584,7 +2584,7 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
         /* the tabulations: one a point, or one a memo entry */
         work += (F->key_of_point ? (double)F->n_keys : n_points) * (double)F->grid *
                 (double)F->m * (cards + 1);
-        if (marginals) /* each card's sums: its narrowed factor and a product per class */
+        if (marginals) /* each card's factor narrowed to each owner, and its dot product */
             work += n_points * (double)F->grid * cards * ((double)F->m * (cards + n_owners) + 2 * n_owners);
         RyGroup *G = &groups[n_groups++];
         G->n_members = 1;

@@ -1126,21 +1126,21 @@ class WorldCounter:
         only where the bound proves the count below that.  Where the dense tables would
         not fit in memory, it gets :data:`_RYSER_UNFIT_WORK` of work."""
         share = _RYSER_SHARE if not self.viewers else _RYSER_SHARE / _RYSER_VIEW_SHARE
-        call = self._ryser_call(int(self._dense_work() * share))
+        call = self._ryser_call(share)
         if call is None:
             return None
         y, _, divide = call
         return divide(y)
 
     def _ryser_call(
-        self, budget: int, owners: Sequence[int] = ()
+        self, share: float, owners: Sequence[int] = ()
     ) -> tuple[int, np.ndarray | None, Callable[[int], int]] | None:
         """Run the kernel's ``ryser`` on this programme (with ``owners``, each slot's
         player, from 0 to the number of players less one, or -1, its location sums too,
         one per player): ``(sum, location sums or None, division)``
         with ``division`` turning a sum into its count; None where it does not apply or
-        its work would exceed ``budget`` (without :data:`USE_RYSER` set: with it, no
-        budget) or its memory the limit in force."""
+        its work would exceed ``share`` of the dense tables' (without :data:`USE_RYSER`
+        set: with it, no budget) or its memory the limit in force."""
         if (
             USE_RYSER is False
             or self.zero
@@ -1164,8 +1164,7 @@ class WorldCounter:
             if rows is None:
                 return None
             families.append(rows)
-        if USE_RYSER:
-            budget = 1 << 62
+        budget = 1 << 62 if USE_RYSER else int(self._dense_work() * share)
         sums = None
         if owners:
             n_owners = len(self.history.players)
@@ -1194,7 +1193,7 @@ class WorldCounter:
         history = self.history
         players = history.players
         owner_of = [players.index(o) if o is not None else -1 for o in history.slot_owner]
-        call = self._ryser_call(self._dense_work() * _RYSER_MARGINAL_SHARE, tuple(owner_of))
+        call = self._ryser_call(_RYSER_MARGINAL_SHARE, owner_of)
         if call is None:
             return None
         y, sums, divide = call

@@ -560,6 +560,43 @@ static inline uint64_t residue(int64_t x, uint64_t P) {
     int64_t r = x % (int64_t)P;
     return (uint64_t)(r < 0 ? r + (int64_t)P : r);
 }
+static inline uint64_t sub_mod(uint64_t x, uint64_t y, uint64_t P) {
+    return x >= y ? x - y : x + (P - y);
+}
+
+/* Montgomery arithmetic modulo an odd P < 2^62 with R = 2^64: x is kept as x R mod P, and
+ * a product is reduced without a division (for Ryser's formula, whose inner loop is all
+ * products). */
+typedef struct {
+    uint64_t P, neg_inv; /* -1/P modulo 2^64 */
+    uint64_t one;        /* R mod P: 1 in Montgomery form */
+    uint64_t r2;         /* R^2 mod P: to bring a residue into the form */
+} Mont;
+
+/* t R^-1 mod P for t < P 2^64 (t + m P < 2^127: no overflow; the result below 2P before
+ * the one subtraction).  So x y is reduced for any x < P and y < 2^64. */
+static inline uint64_t mont_reduce(u128 t, uint64_t P, uint64_t neg_inv) {
+    uint64_t m = (uint64_t)t * neg_inv;
+    uint64_t r = (uint64_t)((t + (u128)m * P) >> 64);
+    return r >= P ? r - P : r;
+}
+static inline uint64_t mont_mul(uint64_t x, uint64_t y, uint64_t P, uint64_t neg_inv) {
+    return mont_reduce((u128)x * y, P, neg_inv);
+}
+static Mont mont_of(uint64_t P) {
+    Mont M;
+    uint64_t inv = P; /* 1/P modulo 2^3, then Newton's steps double the bits */
+    for (int i = 0; i < 5; i++) inv *= 2 - P * inv;
+    M.P = P;
+    M.neg_inv = (uint64_t)0 - inv;
+    M.one = (uint64_t)(((u128)1 << 64) % P);
+    M.r2 = (uint64_t)((u128)M.one * M.one % P);
+    return M;
+}
+/* x below 2^64 (x r2 < P 2^64 as mont_reduce needs; a residue comes out) */
+static inline uint64_t to_mont(uint64_t x, const Mont *M) {
+    return mont_mul(x, M->r2, M->P, M->neg_inv);
+}
 
 /* sum_x p[x] q[x + e_d] (d < 0: sum_x p[x] q[x]): EACH(a, b) on every pair. */
 #define FOR_DOT_PAIRS(L, p, q, d, EACH)                                                  \
@@ -2182,82 +2219,114 @@ static void ry_offsets(int32_t *out, Py_ssize_t step_out, const RyGroup *G, int 
     }
 }
 
-/* The inner sum at one outer point in arithmetic ACC, times weight, added to acc. */
-#define RY_INNER(ACC, acc)                                                                   \
+/* The arithmetic of the sums ("rings"): R##_T its type, R##_MUL, R##_ADD, R##_SUB, R##_ONE
+ * and R##_NEG_ONE; R##_RAW(x, z) is x times z where z is an integer below 2^32 taken as
+ * it is (in the Montgomery ring: x's residue times z, a plain residue), R##_WEIGHT the
+ * point's weight in the ring.  W64 and W128 wrap modulo 2^64 and 2^128; MODP is modulo
+ * an odd P < 2^62 with every value in Montgomery form (x R mod P, R = 2^64). */
+#define W64_T uint64_t
+#define W64_MUL(x, y) ((x) * (y))
+#define W64_ADD(x, y) ((x) + (y))
+#define W64_SUB(x, y) ((x) - (y))
+#define W64_ONE ((uint64_t)1)
+#define W64_NEG_ONE ((uint64_t)0 - 1)
+#define W64_RAW(x, z) ((x) * (uint64_t)(z))
+#define W64_WEIGHT ((uint64_t)weight)
+#define W128_T u128
+#define W128_MUL(x, y) ((x) * (y))
+#define W128_ADD(x, y) ((x) + (y))
+#define W128_SUB(x, y) ((x) - (y))
+#define W128_ONE ((u128)1)
+#define W128_NEG_ONE ((u128)0 - 1)
+#define W128_RAW(x, z) ((x) * (u128)(z))
+#define W128_WEIGHT weight
+#define MODP_T uint64_t
+#define MODP_MUL(x, y) mont_mul((x), (y), mont.P, mont.neg_inv)
+#define MODP_ADD(x, y) add_mod((x), (y), mont.P)
+#define MODP_SUB(x, y) sub_mod((x), (y), mont.P)
+#define MODP_ONE mont.one
+#define MODP_NEG_ONE (mont.P - mont.one)
+#define MODP_RAW(x, z) mont_mul((x), (uint64_t)(z), mont.P, mont.neg_inv)
+#define MODP_WEIGHT weight_mod
+
+/* The inner sum at one outer point in ring R, times the weight, added to acc. */
+#define RY_INNER(R, acc)                                                                     \
     do {                                                                                     \
-        ACC total = 0;                                                                       \
+        R##_T total = 0;                                                                     \
         for (int64_t xh = 0; xh < n_hi; xh++) {                                              \
-            const ACC *base[62];                                                             \
+            const R##_T *base[62];                                                           \
             for (int q = 0; q < n_groups; q++)                                               \
-                base[q] = (const ACC *)groups[q].table + groups[q].hi[xh];                   \
-            ACC even = 0, odd = 0;                                                           \
+                base[q] = (const R##_T *)groups[q].table + groups[q].hi[xh];                 \
+            R##_T even = 0, odd = 0;                                                         \
             const int32_t *off = lo_offsets;                                                 \
             for (int64_t i = 0; i < n_lo_sets; i++, off += n_groups) {                       \
-                ACC p = base[0][off[0]];                                                     \
-                for (int q = 1; q < n_groups; q++) p *= base[q][off[q]];                     \
-                if (i < n_lo_even) even += p;                                                \
-                else odd += p;                                                               \
+                R##_T p = base[0][off[0]];                                                   \
+                for (int q = 1; q < n_groups; q++) p = R##_MUL(p, base[q][off[q]]);          \
+                if (i < n_lo_even) even = R##_ADD(even, p);                                  \
+                else odd = R##_ADD(odd, p);                                                  \
             }                                                                                \
             /* the sign (-1)^(n_bits - |x|) */                                               \
-            total += (hi_parity[xh] ^ (n_bits & 1)) ? odd - even : even - odd;               \
+            total = R##_ADD(total, (hi_parity[xh] ^ (n_bits & 1)) ? R##_SUB(odd, even)       \
+                                                                  : R##_SUB(even, odd));     \
         }                                                                                    \
-        acc += (ACC)weight * total;                                                          \
+        acc = R##_ADD(acc, R##_MUL(R##_WEIGHT, total));                                      \
     } while (0)
 
 /* The same with each group's rest summed at its grid points (the sign folded in). */
-#define RY_MARGINAL(ACC, acc)                                                                \
+#define RY_MARGINAL(R, acc)                                                                  \
     do {                                                                                     \
-        for (int q = 0; q < n_groups; q++) memset(groups[q].rest, 0, (size_t)groups[q].grid * sizeof(ACC)); \
-        ACC total = 0;                                                                       \
+        for (int q = 0; q < n_groups; q++) memset(groups[q].rest, 0, (size_t)groups[q].grid * sizeof(R##_T)); \
+        R##_T total = 0;                                                                     \
         for (int64_t xh = 0; xh < n_hi; xh++) {                                              \
-            const ACC *base[62];                                                             \
-            ACC *rest[62];                                                                   \
+            const R##_T *base[62];                                                           \
+            R##_T *rest[62];                                                                 \
             for (int q = 0; q < n_groups; q++) {                                             \
-                base[q] = (const ACC *)groups[q].table + groups[q].hi[xh];                   \
-                rest[q] = (ACC *)groups[q].rest + groups[q].hi[xh];                          \
+                base[q] = (const R##_T *)groups[q].table + groups[q].hi[xh];                 \
+                rest[q] = (R##_T *)groups[q].rest + groups[q].hi[xh];                        \
             }                                                                                \
             int flip = hi_parity[xh] ^ (n_bits & 1);                                         \
             const int32_t *off = lo_offsets;                                                 \
             for (int64_t i = 0; i < n_lo_sets; i++, off += n_groups) {                       \
-                ACC pre[63];                                                                 \
-                pre[0] = 1;                                                                  \
-                for (int q = 0; q < n_groups; q++) pre[q + 1] = pre[q] * base[q][off[q]];    \
-                ACC suffix = (flip ^ (i >= n_lo_even)) ? (ACC)0 - 1 : (ACC)1;                \
+                R##_T pre[63];                                                               \
+                pre[0] = R##_ONE;                                                            \
+                for (int q = 0; q < n_groups; q++) pre[q + 1] = R##_MUL(pre[q], base[q][off[q]]); \
+                R##_T suffix = (flip ^ (i >= n_lo_even)) ? R##_NEG_ONE : R##_ONE;            \
                 for (int q = n_groups - 1; q >= 0; q--) {                                    \
-                    rest[q][off[q]] += pre[q] * suffix;                                      \
-                    suffix *= base[q][off[q]];                                               \
+                    rest[q][off[q]] = R##_ADD(rest[q][off[q]], R##_MUL(pre[q], suffix));     \
+                    suffix = R##_MUL(suffix, base[q][off[q]]);                               \
                 }                                                                            \
-                total += suffix; /* the sign times the whole product */                      \
+                total = R##_ADD(total, suffix); /* the sign times the whole product */       \
             }                                                                                \
         }                                                                                    \
-        acc += (ACC)weight * total;                                                          \
+        acc = R##_ADD(acc, R##_MUL(R##_WEIGHT, total));                                      \
     } while (0)
 
 /* Each family's rest: its group's, times the group's other members, at the family's
  * own grid points. */
-#define RY_FAMILY_REST(ACC)                                                                  \
+#define RY_FAMILY_REST(R)                                                                    \
     do {                                                                                     \
-        const ACC *group_rest = G->rest;                                                     \
+        const R##_T *group_rest = G->rest;                                                   \
         for (int k = 0; k < G->n_members; k++) {                                             \
             RyFamily *F = &fams[G->member[k]];                                               \
-            ACC *own = F->rest;                                                              \
-            memset(own, 0, (size_t)F->grid * sizeof(ACC));                                   \
+            R##_T *own = F->rest;                                                            \
+            memset(own, 0, (size_t)F->grid * sizeof(R##_T));                                 \
             const int32_t *map = G->map + k * G->grid;                                       \
             for (int64_t g = 0; g < G->grid; g++) {                                          \
-                ACC v = group_rest[g];                                                       \
+                R##_T v = group_rest[g];                                                     \
                 for (int k2 = 0; k2 < G->n_members; k2++)                                    \
-                    if (k2 != k) v *= fams[G->member[k2]].table[G->map[k2 * G->grid + g]];   \
-                own[map[g]] += v;                                                            \
+                    if (k2 != k) v = R##_MUL(v, fams[G->member[k2]].table[G->map[k2 * G->grid + g]]); \
+                own[map[g]] = R##_ADD(own[map[g]], v);                                       \
             }                                                                                \
         }                                                                                    \
     } while (0)
 
 /* Each free card's sums by owner at this outer point, times its weight, into found: for
  * each owner p, the family's factor with the card's linear form narrowed to p's places,
- * tabulated (below 2^32 as the factor is) and dotted with the family's rest. */
-#define RY_CARD_SUMS(ACC)                                                                    \
+ * tabulated (below 2^32 as the factor is) and dotted with the family's rest.  found is
+ * u128 whatever the ring (modulo P: residues, out of Montgomery form). */
+#define RY_CARD_SUMS(R)                                                                      \
     do {                                                                                     \
-        const ACC *own = F->rest;                                                            \
+        const R##_T *own = F->rest;                                                          \
         for (int c = 0; c < 4; c++) {                                                        \
             if (!(F->free >> c & 1)) continue;                                               \
             memset(narrowed, 0, (size_t)(n_owners * F->grid) * sizeof(uint32_t));           \
@@ -2288,23 +2357,27 @@ static void ry_offsets(int32_t *out, Py_ssize_t step_out, const RyGroup *G, int 
             u128 *into = found + ((int64_t)f * 4 + c) * n_owners;                            \
             for (int p = 0; p < n_owners; p++) {                                             \
                 const uint32_t *z = narrowed + p * F->grid;                                  \
-                ACC total = 0;                                                               \
-                for (int64_t g = 0; g < F->grid; g++) total += own[g] * (ACC)z[g];           \
-                into[p] += weight * (u128)total;                                             \
+                R##_T total = 0;                                                             \
+                for (int64_t g = 0; g < F->grid; g++) total = R##_ADD(total, R##_RAW(own[g], z[g])); \
+                if (modulus)                                                                 \
+                    into[p] = add_mod((uint64_t)into[p], mont_mul(weight_mod, (uint64_t)total, \
+                                                                  mont.P, mont.neg_inv), mont.P); \
+                else                                                                         \
+                    into[p] += weight * (u128)total;                                         \
             }                                                                                \
         }                                                                                    \
     } while (0)
 
 /* A group's table: the product of its members' tables at every grid point. */
-#define RY_GROUP_TABLE(ACC)                                                                  \
+#define RY_GROUP_TABLE(R)                                                                    \
     do {                                                                                     \
-        ACC *t = G->table;                                                                   \
+        R##_T *t = G->table;                                                                 \
         const uint64_t *first = fams[G->member[0]].table;                                    \
         for (int64_t g = 0; g < G->grid; g++) t[g] = first[G->map[g]];                       \
         for (int k = 1; k < G->n_members; k++) {                                             \
             const uint64_t *other = fams[G->member[k]].table;                                \
             const int32_t *map = G->map + k * G->grid;                                       \
-            for (int64_t g = 0; g < G->grid; g++) t[g] *= other[map[g]];                     \
+            for (int64_t g = 0; g < G->grid; g++) t[g] = R##_MUL(t[g], other[map[g]]);      \
         }                                                                                    \
     } while (0)
 
@@ -2444,20 +2517,29 @@ static int ry_memo_keys(RyFamily *F, const int64_t *cap, const int *outer, int n
     return 0;
 }
 
-/* ryser(cap, families, wide, budget[, owners, out, memory]): Y above, modulo 2^128 if
- * wide else 2^64, or None where the work (lookups and tabulation steps) would exceed
- * budget or the memory it takes (its tables) more than memory bytes (if given).
- * With owners (each slot's owner, 0 to n - 1, or -1 for none) and out (n_families * 4 * n
- * 64-bit items, twice that when wide: the low words, then the high words; its length
- * gives n), out[(f * 4 + c) * n + p] receives the same sum over the worlds with card c
- * of family f (if free) with owner p. */
+/* ryser(cap, families, wide, budget[, owners, out, memory, modulus]): Y above, modulo
+ * 2^128 if wide else 2^64, or modulo an odd modulus from 3 to 2^62 if one is given
+ * (then wide is not read), or None where the work (lookups and tabulation steps) would
+ * exceed budget or the memory it takes (its tables) more than memory bytes (if given and
+ * not negative).  With owners (each slot's owner, 0 to n - 1, or -1 for none) and out
+ * (n_families * 4 * n 64-bit items, twice that when wide: the low words, then the high
+ * words; its length gives n), out[(f * 4 + c) * n + p] receives the same sum over the
+ * worlds with card c of family f (if free) with owner p. */
 static PyObject *ryser(PyObject *self, PyObject *args) {
     PyObject *cap_obj, *fam_obj, *owners_obj = Py_None, *out_obj = Py_None;
     int wide;
     long long budget, memory = -1;
-    if (!PyArg_ParseTuple(args, "O!O!pL|OOL", &PyTuple_Type, &cap_obj, &PyList_Type, &fam_obj,
-                          &wide, &budget, &owners_obj, &out_obj, &memory))
+    unsigned long long modulus = 0;
+    if (!PyArg_ParseTuple(args, "O!O!pL|OOLK", &PyTuple_Type, &cap_obj, &PyList_Type, &fam_obj,
+                          &wide, &budget, &owners_obj, &out_obj, &memory, &modulus))
         return NULL;
+    if (modulus && (!(modulus & 1) || modulus >> 62 || modulus < 3)) {
+        PyErr_SetString(PyExc_ValueError, "ryser: the modulus must be odd, from 3 to 2^62");
+        return NULL;
+    }
+    if (modulus) wide = 0;
+    Mont mont = mont_of(modulus ? modulus : 3);
+    uint64_t weight_mod = 0;
     int marginals = owners_obj != Py_None;
     Py_ssize_t n_slots = PyTuple_GET_SIZE(cap_obj);
     int n_fams = (int)PyList_GET_SIZE(fam_obj);
@@ -2502,7 +2584,7 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
     int64_t n_sets = n_lo_sets * n_hi;
     double n_points = 1; /* of the outer slots */
     for (int o = 0; o < n_outer; o++) n_points *= (double)(cap[outer[o]] + 1);
-    size_t entry = wide ? sizeof(u128) : sizeof(uint64_t);
+    size_t entry = wide ? sizeof(u128) : sizeof(uint64_t); /* modulo P: 64 bits */
     PyObject *result = NULL;
     Buf bufs[62];
     memset(bufs, 0, sizeof bufs);
@@ -2757,17 +2839,23 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    uint64_t acc64 = 0;
+    uint64_t acc64 = 0, acc_mod = 0;
     u128 acc128 = 0;
     int64_t s[62] = {0}; /* the outer point: s[o] places of slot outer[o] */
     for (int64_t point = 0;; point++) {
         /* Its weight: the product over the outer slots of (-1)^(cap - s) C(cap, s). */
         u128 weight = 1;
+        weight_mod = mont.one;
         for (int o = 0; o < n_outer; o++) {
             int64_t c = cap[outer[o]], k = s[o];
-            u128 binom = 1;
+            u128 binom = 1; /* exact: at most C(62, 31) < 2^59 */
             for (int64_t i = 1; i <= k; i++) binom = binom * (u128)(c - k + i) / (u128)i;
             weight *= ((c - k) & 1) ? -binom : binom;
+            if (modulus) {
+                uint64_t b = to_mont((uint64_t)(binom % modulus), &mont);
+                weight_mod = mont_mul(weight_mod, ((c - k) & 1) ? sub_mod(0, b, modulus) : b,
+                                      modulus, mont.neg_inv);
+            }
         }
         int zero = 0;
         for (int f = 0; f < n_fams && !zero; f++) {
@@ -2796,33 +2884,42 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
                 }
                 ry_tabulate(sum32, F->grid, (uint32_t)row[0], a, d, n);
             }
-            for (int64_t g = 0; g < F->grid; g++) t[g] = sum32[g];
-            int64_t g = 0;
-            while (g < F->grid && !t[g]) g++;
+            if (modulus)
+                for (int64_t g = 0; g < F->grid; g++) t[g] = to_mont(sum32[g], &mont);
+            else
+                for (int64_t g = 0; g < F->grid; g++) t[g] = sum32[g];
+            int64_t g = 0; /* zero as integers (modulo a small P a factor may vanish, not a
+                            * card's narrowed one) */
+            while (g < F->grid && !sum32[g]) g++;
             zero = g == F->grid;
             if (key >= 0) F->state[key] = zero ? 2 : 1;
         }
         if (!zero) {
             for (int q = 0; q < n_groups; q++) {
                 RyGroup *G = &groups[q];
-                if (wide) RY_GROUP_TABLE(u128);
-                else RY_GROUP_TABLE(uint64_t);
+                if (modulus) RY_GROUP_TABLE(MODP);
+                else if (wide) RY_GROUP_TABLE(W128);
+                else RY_GROUP_TABLE(W64);
             }
             if (!marginals) {
-                if (wide) RY_INNER(u128, acc128);
-                else RY_INNER(uint64_t, acc64);
+                if (modulus) RY_INNER(MODP, acc_mod);
+                else if (wide) RY_INNER(W128, acc128);
+                else RY_INNER(W64, acc64);
             } else {
-                if (wide) RY_MARGINAL(u128, acc128);
-                else RY_MARGINAL(uint64_t, acc64);
+                if (modulus) RY_MARGINAL(MODP, acc_mod);
+                else if (wide) RY_MARGINAL(W128, acc128);
+                else RY_MARGINAL(W64, acc64);
                 for (int q = 0; q < n_groups; q++) {
                     RyGroup *G = &groups[q];
-                    if (wide) RY_FAMILY_REST(u128);
-                    else RY_FAMILY_REST(uint64_t);
+                    if (modulus) RY_FAMILY_REST(MODP);
+                    else if (wide) RY_FAMILY_REST(W128);
+                    else RY_FAMILY_REST(W64);
                 }
                 for (int f = 0; f < n_fams; f++) {
                     RyFamily *F = &fams[f];
-                    if (wide) RY_CARD_SUMS(u128);
-                    else RY_CARD_SUMS(uint64_t);
+                    if (modulus) RY_CARD_SUMS(MODP);
+                    else if (wide) RY_CARD_SUMS(W128);
+                    else RY_CARD_SUMS(W64);
                 }
             }
         }
@@ -2839,7 +2936,8 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
             if (wide) o[n + i] = (uint64_t)(found[i] >> 64);
         }
     }
-    result = wide ? u128_to_int(acc128) : PyLong_FromUnsignedLongLong(acc64);
+    if (modulus) result = PyLong_FromUnsignedLongLong(mont_reduce(acc_mod, modulus, mont.neg_inv));
+    else result = wide ? u128_to_int(acc128) : PyLong_FromUnsignedLongLong(acc64);
 done:
     if (result == Py_None) Py_INCREF(result);
     release(&out);
@@ -2873,6 +2971,30 @@ done:
 }
 #undef RY_INNER
 #undef RY_MARGINAL
+#undef W64_T
+#undef W64_MUL
+#undef W64_ADD
+#undef W64_SUB
+#undef W64_ONE
+#undef W64_NEG_ONE
+#undef W64_RAW
+#undef W64_WEIGHT
+#undef W128_T
+#undef W128_MUL
+#undef W128_ADD
+#undef W128_SUB
+#undef W128_ONE
+#undef W128_NEG_ONE
+#undef W128_RAW
+#undef W128_WEIGHT
+#undef MODP_T
+#undef MODP_MUL
+#undef MODP_ADD
+#undef MODP_SUB
+#undef MODP_ONE
+#undef MODP_NEG_ONE
+#undef MODP_RAW
+#undef MODP_WEIGHT
 #undef RY_FAMILY_REST
 #undef RY_CARD_SUMS
 #undef RY_GROUP_TABLE
@@ -3347,9 +3469,10 @@ static PyMethodDef methods[] = {
      "slot_owner, out) -> count or None: a whole recount (count and the wanted families' "
      "location probabilities) where 64-bit arithmetic is exact."},
     {"ryser", ryser, METH_VARARGS,
-     "ryser(cap, families, wide, budget[, owners, out, memory]) -> Y or None: the count times the "
-     "product of the capacities' factorials by Ryser's formula (families as (free, factored "
-     "rows)), modulo 2^64 (2^128 when wide), or None where that would take more than budget "
+     "ryser(cap, families, wide, budget[, owners, out, memory, modulus]) -> Y or None: the count "
+     "times the product of the capacities' factorials by Ryser's formula (families as (free, "
+     "factored rows)), modulo 2^64 (2^128 when wide, modulus if given: odd, 3 to 2^62), or "
+     "None where that would take more than budget "
      "steps or more than memory bytes; with owners (each slot's owner or -1), the same sums "
      "per free card and owner into out."},
     {"playout", playout, METH_VARARGS,

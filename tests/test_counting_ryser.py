@@ -36,10 +36,12 @@ def _dense(history, viewers, monkeypatch, **kwargs) -> WorldCounter:
 
 class _Spy:
     """Records what ``ryser`` returned (None: it gave up) and calls it: counts in
-    ``results``, calls with location sums in ``marginal_results``."""
+    ``results``, calls with location sums in ``marginal_results``, each call's modulus
+    (0: 2^64 or 2^128) in ``moduli``."""
 
     def __init__(self, monkeypatch) -> None:
         self.results: list[int | None] = []
+        self.moduli: list[int] = []
         kernel = counting._kernel
         original = kernel.ryser
 
@@ -47,6 +49,7 @@ class _Spy:
 
         def spy(*args):
             result = original(*args)
+            self.moduli.append(args[7] if len(args) > 7 else 0)
             marginal = len(args) > 4 and args[4] is not None  # owners given
             (self.marginal_results if marginal else self.results).append(result)
             return result
@@ -59,6 +62,45 @@ class _Spy:
         monkeypatch.setattr(counting, "_kernel", proxy)
 
 
+def _arithmetic(monkeypatch, arithmetic: str) -> None:
+    """Every count by Ryser's formula in this arithmetic: "64" or "128" (modulo 2^64 or
+    2^128), "primes" (residues modulo primes below 2^62 joined by the Chinese remainder
+    theorem, as beyond 2^128), "small primes" (many residues modulo primes from 101) or
+    "mixed" (2^128 and one prime joined)."""
+    if arithmetic == "128":
+        monkeypatch.setattr(counting, "_NARROW", 2)  # every count takes 128-bit arithmetic
+    elif arithmetic == "primes":
+        monkeypatch.setattr(
+            WorldCounter, "_ryser_moduli", lambda self, twos: counting._primes_beyond(self.bound)
+        )
+    elif arithmetic == "small primes":  # several residues joined, even for small counts
+        monkeypatch.setattr(
+            WorldCounter, "_ryser_moduli", lambda self, twos: _small_primes_beyond(self.bound)
+        )
+    elif arithmetic == "mixed":
+        first = counting._primes_beyond(1)
+
+        def mixed(self, twos: int) -> list[int]:
+            return [1 << 128, *first] if twos < 128 else counting._primes_beyond(self.bound)
+
+        monkeypatch.setattr(WorldCounter, "_ryser_moduli", mixed)
+
+
+ARITHMETIC = ["64", "128", "primes", "small primes", "mixed"]
+
+
+def _small_primes_beyond(bound: int) -> list[int]:
+    """Odd primes from 101 up, as many as make a product above the bound (at least two)."""
+    from sympy import nextprime
+
+    primes, product, prime = [], 1, 100
+    while product <= bound or len(primes) < 2:
+        prime = int(nextprime(prime))
+        primes.append(prime)
+        product *= prime
+    return primes
+
+
 def _fish_game(players: int, each: int, draws: int, seed: int) -> kw.Game:
     rules = kw.RuleSet.preset("fish").replace(cards_each=each)
     game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"][:players], seed=seed, rules=rules)
@@ -68,10 +110,10 @@ def _fish_game(players: int, each: int, draws: int, seed: int) -> kw.Game:
     return game
 
 
-@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("arithmetic", ARITHMETIC)
 @on_random_positions(80, families=8, players=6, asks=30)
 def test_ryser_equals_the_dense_tables(
-    wide: bool,
+    arithmetic: str,
     seed: int,
     variant: int,
     families: int,
@@ -84,23 +126,22 @@ def test_ryser_equals_the_dense_tables(
     if position is None:
         return
     history, viewers = position
-    if wide:
-        monkeypatch.setattr(counting, "_NARROW", 2)  # every count takes 128-bit arithmetic
     dense = _dense(history, viewers, monkeypatch)
+    _arithmetic(monkeypatch, arithmetic)
     monkeypatch.setattr(counting, "USE_RYSER", True)
     spy = _Spy(monkeypatch)
     counter = WorldCounter(history, viewers)
     assert counter.count == dense.count
-    if spy.results:  # it ran wherever every family has a factored form and the count fits
+    if spy.results:  # it ran wherever every family has a factored form
         assert counter.programme_count == dense.programme_count
     elif not dense.zero and dense.tables:
-        assert any(t.factored is None for t in dense.tables) or dense.bound >= 1 << 100
+        assert any(t.factored is None for t in dense.tables)
 
 
-@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("arithmetic", ARITHMETIC)
 @on_random_positions(60, families=8, players=6, asks=30)
 def test_ryser_location_counts_equal_the_dense_tables(
-    wide: bool,
+    arithmetic: str,
     seed: int,
     variant: int,
     families: int,
@@ -116,10 +157,9 @@ def test_ryser_location_counts_equal_the_dense_tables(
     if position is None:
         return
     history, viewers = position
-    if wide:
-        monkeypatch.setattr(counting, "_NARROW", 2)
     dense = _dense(history, viewers, monkeypatch)
     expected = dense.location_table()
+    _arithmetic(monkeypatch, arithmetic)
     monkeypatch.setattr(counting, "USE_RYSER", True)
     spy = _Spy(monkeypatch)
     counter = WorldCounter(history, viewers)
@@ -149,6 +189,28 @@ def test_public_draw_pile_counts_take_ryser_by_default(draws: int, seed: int, mo
     if draws <= 10:
         assert (counter.location_table() == dense.location_table()).all()
         assert spy.marginal_results and spy.marginal_results[0] is not None
+
+
+def test_beyond_2_128_the_count_is_joined_from_residues(monkeypatch) -> None:
+    """52 cards, 3 players with 7 each, random asks: after ten draws the public count
+    times the factors of 2 in the capacities' factorials passes 2^128, and Ryser's sums
+    modulo primes (and 2^128) joined by the Chinese remainder theorem give the count
+    and location counts of the dense tables' residues."""
+    rules = kw.RuleSet.preset("fish").replace(cards_each=7)
+    game = kw.Game.deal(kw.Deck.standard(), ["A", "B", "C"], seed=1, rules=rules)
+    rng = np.random.default_rng(1)
+    while sum(isinstance(e, kw.events.Drew) for e in game.record) < 10:
+        game.play(game.random_legal_ask(rng))
+    history = public_history(game)
+    dense = _dense(history, [], monkeypatch, marginals=True)
+    expected = dense.location_table()
+    spy = _Spy(monkeypatch)
+    counter = WorldCounter(history)
+    assert counter._tableless and counter.count == dense.count
+    assert counter.bound << 30 >= 1 << 128  # beyond what one run modulo 2^128 gives
+    assert any(spy.moduli) and all(r is not None for r in spy.results)  # primes' residues
+    assert (counter.location_table() == expected).all()
+    assert spy.marginal_results and all(r is not None for r in spy.marginal_results)
 
 
 def test_back_to_back_draws_keep_the_complete_family_rule(monkeypatch) -> None:
@@ -246,6 +308,9 @@ def test_random_allowed_sets_against_brute_force() -> None:
         scale = math.prod(math.factorial(c) for c in caps)
         got = counting._kernel.ryser(tuple(caps), families, True, 1 << 40)
         assert got == expected * scale % (1 << 128)
+        for prime in (3, 101, counting._PRIMES[0]):  # Montgomery arithmetic modulo primes
+            residue = counting._kernel.ryser(tuple(caps), families, True, 1 << 40, None, None, -1, prime)
+            assert residue == expected * scale % prime
 
 
 def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> None:
@@ -297,6 +362,9 @@ def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(
 def test_the_kernel_refuses_malformed_calls() -> None:
     ryser = counting._kernel.ryser
     rows = _rows((1, 1, 1, 0, 0))
+    for modulus in (2, 1, 1 << 62, (1 << 62) + 1):
+        with pytest.raises(ValueError, match="modulus"):
+            ryser((1, 1), [(3, rows)], False, 100, None, None, -1, modulus)
     with pytest.raises(ValueError, match="slots"):
         ryser((), [(3, rows)], False, 100)
     with pytest.raises(ValueError, match="slots"):
@@ -315,3 +383,21 @@ def test_the_kernel_refuses_malformed_calls() -> None:
         ryser((1, 1), [(3, rows)], False, 100, (0, -2), out)
     with pytest.raises(ValueError, match="out"):
         ryser((1, 1), [(3, rows)], False, 100, (0, 1), np.zeros(3, dtype=np.uint64))
+
+
+def test_the_kept_primes_are_the_largest_below_2_62() -> None:
+    """The residues' primes kept in the module are the largest primes below 2^62 in
+    order, and more come from sympy where a bound needs them."""
+    from sympy import prevprime
+
+    kept = list(counting._PRIMES)
+    expected, prime = [], 1 << 62
+    for _ in kept:
+        prime = int(prevprime(prime))
+        expected.append(prime)
+    assert kept == expected
+    assert counting._primes_beyond(1) == kept[:1]
+    many = counting._primes_beyond(1 << (62 * len(kept) + 1))
+    assert many[: len(kept)] == kept and len(many) == len(kept) + 1
+    assert many[-1] == int(prevprime(kept[-1]))
+    assert math.prod(many) > 1 << (62 * len(kept) + 1)

@@ -121,7 +121,8 @@ USE_RYSER: bool | None = None
 factors per evaluation point, no tables): None (the default) where its work is below
 the dense tables' (:data:`_RYSER_SHARE`, :data:`_RYSER_MARGINAL_SHARE`), or, where
 those would not fit in memory, within :data:`_RYSER_UNFIT_WORK`; True wherever it
-applies (every family factored, the answer exact modulo 2^128); False never.  After a
+applies (every family factored; counts beyond what 2^128 holds are joined from residues
+modulo primes below 2^62, as the dense tables' are); False never.  After a
 dozen draws of random asks, where no two draws are alike, it counts the public worlds
 about thirty times faster than the dense tables and their location counts about
 twelve times; the answers are the same."""
@@ -662,7 +663,9 @@ def _family_poly(
 _NO_FREE_CARD = "no free card"
 
 _RESIDUE_TERM_LIMIT = 4096  # the residue path needs every family factored
-_PRIMES: list[int] = []
+# The largest primes below 2^62, largest first (tests/test_counting_ryser.py checks them
+# against sympy, which makes more where a bound needs them: importing it takes a while).
+_PRIMES: list[int] = [(1 << 62) - d for d in (57, 87, 117, 143, 153, 167, 171, 195)]
 
 
 def _primes_beyond(bound: int) -> list[int]:
@@ -681,7 +684,7 @@ def _primes_beyond(bound: int) -> list[int]:
 
 def _join_residues(residues: list[int], primes: list[int]) -> int:
     """The number in [0, product of ``primes``) with these residues (Chinese remainder
-    theorem).
+    theorem; any pairwise coprime moduli, such as primes and a power of 2).
 
     >>> _join_residues([2, 3], [5, 7])
     17
@@ -1121,26 +1124,42 @@ class WorldCounter:
         ``s`` (``s_v`` places of each slot ``v``, from 0 to its capacity), the product of
         ``(-1)^(cap_v - s_v) C(cap_v, s_v)`` and every family's factored form evaluated
         at ``s``: the count times the product of the capacities' factorials, modulo
-        2^64 or 2^128.  With ``e`` factors of 2 in that product, the count is exact
-        modulo 2^(64 - e) or 2^(128 - e) (its odd part is invertible), so it is tried
-        only where the bound proves the count below that.  Where the dense tables would
-        not fit in memory, it gets :data:`_RYSER_UNFIT_WORK` of work."""
+        2^64, 2^128 or primes below 2^62 (:meth:`_ryser_moduli`).  With ``e`` factors of
+        2 in that product, the count is exact modulo 2^(64 - e) or 2^(128 - e) (its odd
+        part is invertible), and modulo every prime (above every capacity); the residues
+        are joined by the Chinese remainder theorem, enough of them that their moduli's
+        product exceeds the bound.  Where the dense tables would not fit in memory, it
+        gets :data:`_RYSER_UNFIT_WORK` of work."""
         share = _RYSER_SHARE if not self.viewers else _RYSER_SHARE / _RYSER_VIEW_SHARE
         call = self._ryser_call(share)
-        if call is None:
-            return None
-        y, _, divide = call
-        return divide(y)
+        return None if call is None else call[0]
+
+    def _ryser_moduli(self, twos: int) -> list[int]:
+        """The moduli of the runs of Ryser's sum that make the count exact (it is below
+        the bound): 2^64 or 2^128 (the count is then exact modulo 2^(64 - twos) or
+        2^(128 - twos)), else primes below 2^62, with a run modulo 2^128 first where that
+        makes one prime fewer (each run costs about the same)."""
+        bound = self.bound
+        if bound << twos < 2 * _NARROW:
+            return [1 << 64]
+        if bound << twos < 1 << 128:
+            return [1 << 128]
+        primes = _primes_beyond(bound)
+        if twos < 128:
+            mixed = [1 << 128, *_primes_beyond(bound >> (128 - twos))]
+            if len(mixed) < len(primes):
+                return mixed
+        return primes
 
     def _ryser_call(
         self, share: float, owners: Sequence[int] = ()
-    ) -> tuple[int, np.ndarray | None, Callable[[int], int]] | None:
-        """Run the kernel's ``ryser`` on this programme (with ``owners``, each slot's
-        player, from 0 to the number of players less one, or -1, its location sums too,
-        one per player): ``(sum, location sums or None, division)``
-        with ``division`` turning a sum into its count; None where it does not apply or
-        its work would exceed ``share`` of the dense tables' (without :data:`USE_RYSER`
-        set: with it, no budget) or its memory the limit in force."""
+    ) -> tuple[int, list[int] | None] | None:
+        """The count by the kernel's ``ryser`` on this programme (with ``owners``, each
+        slot's player, from 0 to the number of players less one, or -1, its location
+        counts too, one per free card and player: ``sums[(f * 4 + c) * n + p]`` for card
+        ``c`` of family ``f`` with player ``p``): ``(count, sums or None)``; None where
+        it does not apply or its work would exceed ``share`` of the dense tables' (without
+        :data:`USE_RYSER` set: with it, no budget) or its memory the limit in force."""
         if (
             USE_RYSER is False
             or self.zero
@@ -1155,34 +1174,58 @@ class WorldCounter:
         caps = tuple(capacity[s] for s in room)
         scale = math.prod(math.factorial(c) for c in caps)
         twos = (scale & -scale).bit_length() - 1
-        bits = 64 if self.bound << twos < 2 * _NARROW else 128
-        if self.bound << twos >= 1 << 128:
-            return None
         families = []
         for table in self.tables:
             rows = table.ryser_rows(room)
             if rows is None:
                 return None
             families.append(rows)
-        budget = 1 << 62 if USE_RYSER else int(self._dense_work() * share)
-        sums = None
-        if owners:
-            n_owners = len(self.history.players)
-            sums = np.zeros(len(families) * 4 * n_owners * (bits // 64), dtype=np.uint64)
+        moduli = self._ryser_moduli(twos)
         # Its own tables are small, but within the memory limit too.
         limit = _memory_limit()
-        extra = (tuple(owners[s] for s in room) if owners else None, sums, limit)
-        y = _kernel.ryser(caps, families, bits == 128, budget, *extra)
-        if y is None and USE_RYSER is None:
-            width = self._width()
-            if self._memory_need([], width, False) > limit:
-                y = _kernel.ryser(caps, families, bits == 128, _RYSER_UNFIT_WORK, *extra)
-        if y is None:
-            return None
-        assert y & ((1 << twos) - 1) == 0, "Ryser's sum is the count times the factorials"
-        modulus = 1 << (bits - twos)
-        inverse = pow(scale >> twos, -1, modulus)
-        return y, sums, lambda value: (value >> twos) * inverse % modulus
+        if USE_RYSER:
+            budget = 1 << 62
+        elif self._memory_need([], self._width(), False) > limit:
+            # No dense tables to weigh it against: a fixed budget (about a second).
+            budget = _RYSER_UNFIT_WORK // len(moduli)
+        else:
+            # The dense tables beyond 2^127 take one pass of residues a prime.
+            dense_runs = len(_primes_beyond(self.bound)) if self._width() == "big" else 1
+            budget = int(self._dense_work() * share * dense_runs) // len(moduli)
+        placed = tuple(owners[s] for s in room) if owners else None
+        n_sums = len(families) * 4 * len(self.history.players) if owners else 0
+        residues: list[int] = []
+        columns: list[list[int]] = []
+        for modulus in moduli:  # odd: a prime; else 2^64 or 2^128
+            prime = modulus & 1
+            words = 2 if modulus == 1 << 128 else 1
+            sums = np.zeros(n_sums * words, dtype=np.uint64) if owners else None
+            arithmetic = (modulus == 1 << 128, placed, sums, limit, modulus if prime else 0)
+            y = _kernel.ryser(caps, families, arithmetic[0], budget, *arithmetic[1:])
+            if y is None:
+                return None
+            if prime:  # above every capacity: the factorials are invertible
+                inverse = pow(scale, -1, modulus)
+                residues.append(y * inverse % modulus)
+                if sums is not None:
+                    columns.append([v * inverse % modulus for v in sums.tolist()])
+                continue
+            assert y & ((1 << twos) - 1) == 0, "Ryser's sum is the count times the factorials"
+            exact = modulus >> twos
+            inverse = pow(scale >> twos, -1, exact)
+            residues.append((y >> twos) * inverse % exact)
+            if sums is not None:
+                low = sums[:n_sums].tolist()
+                high = sums[n_sums:].tolist() or [0] * n_sums
+                columns.append(
+                    [((lo | hi << 64) >> twos) * inverse % exact for lo, hi in zip(low, high)]
+                )
+        exact_moduli = [m if m & 1 else m >> twos for m in moduli]
+        count = _join_residues(residues, exact_moduli)
+        if not owners:
+            return count, None
+        joined = [_join_residues(list(v), exact_moduli) for v in zip(*columns, strict=True)]
+        return count, joined
 
     def _ryser_locations(self) -> tuple[int, np.ndarray] | None:
         """The programme's count and ``[n_cards, n_players]`` location counts by Ryser's
@@ -1196,21 +1239,16 @@ class WorldCounter:
         call = self._ryser_call(_RYSER_MARGINAL_SHARE, owner_of)
         if call is None:
             return None
-        y, sums, divide = call
+        count, sums = call
         assert sums is not None
-        count = divide(y)
         n = len(players)
-        m = len(self.tables) * 4 * n
-        low = sums[:m].tolist()
-        high = sums[m:].tolist() or [0] * m  # the high words, in 128-bit arithmetic
         wide = self._width() != "narrow"
         result = np.zeros((len(history.deck), n), dtype=object if wide else np.int64)
         for index, table in enumerate(self.tables):
             for k in table._free:
                 card = table.cards[k]
                 for p in range(n):
-                    at = (index * 4 + k) * n + p
-                    result[card, p] = divide(low[at] | high[at] << 64)
+                    result[card, p] = sums[(index * 4 + k) * n + p]
         for card, slot in self.fixed.items():
             if owner_of[slot] >= 0:
                 result[card, owner_of[slot]] = count

@@ -309,7 +309,9 @@ def test_random_allowed_sets_against_brute_force() -> None:
         got = counting._kernel.ryser(tuple(caps), families, True, 1 << 40)
         assert got == expected * scale % (1 << 128)
         for prime in (3, 101, counting._PRIMES[0]):  # Montgomery arithmetic modulo primes
-            residue = counting._kernel.ryser(tuple(caps), families, True, 1 << 40, None, None, -1, prime)
+            residue = counting._kernel.ryser(
+                tuple(caps), families, True, 1 << 40, None, None, -1, prime
+            )
             assert residue == expected * scale % prime
 
 

@@ -1218,7 +1218,10 @@ class WorldCounter:
                 low = sums[:n_sums].tolist()
                 high = sums[n_sums:].tolist() or [0] * n_sums
                 columns.append(
-                    [((lo | hi << 64) >> twos) * inverse % exact for lo, hi in zip(low, high)]
+                    [
+                        ((lo | hi << 64) >> twos) * inverse % exact
+                        for lo, hi in zip(low, high, strict=True)
+                    ]
                 )
         exact_moduli = [m if m & 1 else m >> twos for m in moduli]
         count = _join_residues(residues, exact_moduli)

@@ -104,6 +104,7 @@ def main() -> None:
         print(f"{draws:>5}  {1000 * worst[draws]:>16.1f}", flush=True)
 
     count = 0
+    refused = ""
     while not game.is_over:
         before = sum(isinstance(e, Drew) for e in game.record)
         game.play(game.random_legal_ask(rng))
@@ -112,13 +113,20 @@ def main() -> None:
             report(before)  # every event with that many draws is measured
         start = time.process_time()
         state = kw.knowledge(game)
-        count = state.count_worlds()
-        state.location_probabilities(players[0])
+        try:
+            count = state.count_worlds()
+            state.location_probabilities(players[0])
+        except kw.ModelTooLargeError as error:  # beyond memory and the formula's budget
+            refused = f"{draws:>5}  refused: {error}"
+            break
         spent = time.process_time() - start
         worst[draws] = max(worst.get(draws, 0.0), spent)
         if draws >= args.draws or spent > args.give_up:
             break
-    report(draws)
+    if draws in worst:
+        report(draws)
+    if refused:
+        print(refused)
     print(f"public worlds at the end: {count} ({int(count).bit_length()} bits)")
     numbers: dict[str, str] = {}
     if args.out:

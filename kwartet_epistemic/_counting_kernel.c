@@ -2125,7 +2125,8 @@ done:
  * hundred entries), and the inner loop looks it up at the sum of a low half's and a
  * high half's offset.  g_F(s) counts maps of the family's free cards into S, so the
  * tabulated factors are small non-negative integers; the sum is modulo 2^64 or 2^128,
- * exact for the caller's bound as in the programme.
+ * exact for the caller's bound as in the programme, or modulo an odd P (Montgomery
+ * arithmetic: the caller joins several primes' residues).
  */
 
 /* With owners, the same sum gives each free card's location counts: the worlds in

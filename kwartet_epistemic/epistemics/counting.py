@@ -1196,34 +1196,28 @@ class WorldCounter:
         n_sums = len(families) * 4 * len(self.history.players) if owners else 0
         residues: list[int] = []
         columns: list[list[int]] = []
+        exact_moduli: list[int] = []  # what each run's count is exact modulo
         for modulus in moduli:  # odd: a prime; else 2^64 or 2^128
             prime = modulus & 1
-            words = 2 if modulus == 1 << 128 else 1
-            sums = np.zeros(n_sums * words, dtype=np.uint64) if owners else None
-            arithmetic = (modulus == 1 << 128, placed, sums, limit, modulus if prime else 0)
-            y = _kernel.ryser(caps, families, arithmetic[0], budget, *arithmetic[1:])
+            wide = modulus == 1 << 128
+            sums = np.zeros(n_sums * (2 if wide else 1), dtype=np.uint64) if owners else None
+            y = _kernel.ryser(caps, families, wide, budget, placed, sums, limit, prime and modulus)
             if y is None:
                 return None
-            if prime:  # above every capacity: the factorials are invertible
-                inverse = pow(scale, -1, modulus)
-                residues.append(y * inverse % modulus)
-                if sums is not None:
-                    columns.append([v * inverse % modulus for v in sums.tolist()])
-                continue
-            assert y & ((1 << twos) - 1) == 0, "Ryser's sum is the count times the factorials"
-            exact = modulus >> twos
-            inverse = pow(scale >> twos, -1, exact)
-            residues.append((y >> twos) * inverse % exact)
-            if sums is not None:
-                low = sums[:n_sums].tolist()
-                high = sums[n_sums:].tolist() or [0] * n_sums
-                columns.append(
-                    [
-                        ((lo | hi << 64) >> twos) * inverse % exact
-                        for lo, hi in zip(low, high, strict=True)
-                    ]
-                )
-        exact_moduli = [m if m & 1 else m >> twos for m in moduli]
+            values: list[int] = sums.tolist() if sums is not None else []
+            if wide and values:  # the low words, then the high words
+                values = [
+                    lo | hi << 64 for lo, hi in zip(values[:n_sums], values[n_sums:], strict=True)
+                ]
+            # A prime is above every capacity: the factorials are invertible; modulo 2^k
+            # the factors of 2 are divided out and the count is exact modulo 2^(k - twos).
+            assert prime or y & ((1 << twos) - 1) == 0, "the sum is the count times the factorials"
+            exact = modulus if prime else modulus >> twos
+            shift = 0 if prime else twos
+            inverse = pow(scale >> shift, -1, exact)
+            exact_moduli.append(exact)
+            residues.append((y >> shift) * inverse % exact)
+            columns.append([(v >> shift) * inverse % exact for v in values])
         count = _join_residues(residues, exact_moduli)
         if not owners:
             return count, None

@@ -2522,7 +2522,8 @@ static int ry_memo_keys(RyFamily *F, const int64_t *cap, const int *outer, int n
  * 2^128 if wide else 2^64, or modulo an odd modulus from 3 to 2^62 if one is given
  * (then wide is not read), or None where the work (lookups and tabulation steps) would
  * exceed budget or the memory it takes (its tables) more than memory bytes (if given and
- * not negative).  With owners (each slot's owner, 0 to n - 1, or -1 for none) and out
+ * not negative).  With a negative budget, only that work, known before any of it is
+ * done (None where the formula does not apply or the memory is above the limit).  With owners (each slot's owner, 0 to n - 1, or -1 for none) and out
  * (n_families * 4 * n 64-bit items, twice that when wide: the low words, then the high
  * words; its length gives n), out[(f * 4 + c) * n + p] receives the same sum over the
  * worlds with card c of family f (if free) with owner p. */
@@ -2721,6 +2722,10 @@ static PyObject *ryser(PyObject *self, PyObject *args) {
                 (double)n_hi * 4;
     if (memory >= 0 && need > (double)memory) {
         result = Py_None;
+        goto done;
+    }
+    if (budget < 0) { /* only the work, as a whole number */
+        result = PyLong_FromDouble(work);
         goto done;
     }
     if (work > (double)budget) {

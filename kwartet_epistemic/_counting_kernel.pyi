@@ -31,6 +31,7 @@ def factored(
     backward_out: Any | None,
     modulus: int = 0,
 ) -> int: ...
+# ryser: with a negative budget, only its work (known before any of it is done).
 def ryser(
     cap: tuple[int, ...],
     families: list[tuple[int, Any]],
@@ -39,6 +40,7 @@ def ryser(
     owners: tuple[int, ...] | None = ...,
     out: Any = ...,
     memory: int = ...,
+    modulus: int = ...,
 ) -> int | None: ...
 def family_table(
     options: tuple[int, ...],

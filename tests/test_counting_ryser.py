@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kwartet_testing import on_random_positions, public_history, random_position, viewer_infos
 
 import kwartet_epistemic as kw
@@ -37,11 +39,13 @@ def _dense(history, viewers, monkeypatch, **kwargs) -> WorldCounter:
 class _Spy:
     """Records what ``ryser`` returned (None: it gave up) and calls it: counts in
     ``results``, calls with location sums in ``marginal_results``, each call's modulus
-    (0: 2^64 or 2^128) in ``moduli``."""
+    (0: 2^64 or 2^128) in ``moduli``, the work of the calls that only ask for it (a
+    negative budget) in ``estimates``."""
 
     def __init__(self, monkeypatch) -> None:
         self.results: list[int | None] = []
         self.moduli: list[int] = []
+        self.estimates: list[int | None] = []
         kernel = counting._kernel
         original = kernel.ryser
 
@@ -49,6 +53,9 @@ class _Spy:
 
         def spy(*args):
             result = original(*args)
+            if args[3] < 0:  # only the work
+                self.estimates.append(result)
+                return result
             self.moduli.append(args[7] if len(args) > 7 else 0)
             marginal = len(args) > 4 and args[4] is not None  # owners given
             (self.marginal_results if marginal else self.results).append(result)
@@ -389,7 +396,8 @@ def test_the_kernel_refuses_malformed_calls() -> None:
 
 def test_the_kept_primes_are_the_largest_below_2_62() -> None:
     """The residues' primes kept in the module are the largest primes below 2^62 in
-    order, and more come from sympy where a bound needs them."""
+    order, and more are found (by the module's own primality test) where a bound needs
+    them."""
     from sympy import prevprime
 
     kept = list(counting._PRIMES)
@@ -403,3 +411,91 @@ def test_the_kept_primes_are_the_largest_below_2_62() -> None:
     assert many[: len(kept)] == kept and len(many) == len(kept) + 1
     assert many[-1] == int(prevprime(kept[-1]))
     assert math.prod(many) > 1 << (62 * len(kept) + 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(st.integers(0, 10**6), st.integers(1 << 40, 1 << 64), st.integers(1 << 61, 1 << 62))
+)
+def test_the_primality_test_agrees_with_sympy(n: int) -> None:
+    """``_is_prime`` (Miller-Rabin, exact below 2^64) against sympy's ``isprime``."""
+    from sympy import isprime
+
+    assert counting._is_prime(n) == isprime(n)
+
+
+def test_the_primality_test_on_pseudoprimes() -> None:
+    """Carmichael numbers and strong pseudoprimes to small bases are composite, and the
+    primes next to them are found."""
+    from sympy import isprime
+
+    tricky = [
+        561,
+        1105,
+        1729,
+        2047,
+        3215031751,
+        2152302898747,
+        3474749660383,
+        341550071728321,
+        3825123056546413051,
+        (1 << 61) - 1,
+        (1 << 62) - 57,
+    ]
+    for n in tricky:
+        assert counting._is_prime(n) == isprime(n), n
+
+
+@pytest.mark.parametrize(("draws", "seed"), [(8, 1), (12, 2), (14, 3)])
+def test_the_work_alone_is_the_least_budget_it_runs_on(draws: int, seed: int) -> None:
+    """A negative budget gives the kernel's work without doing it: exactly the least
+    budget on which the sum is taken (one less, and it gives up)."""
+    counter = WorldCounter(public_history(_fish_game(4, 3, draws, seed)))
+    inputs = counter._ryser_inputs
+    assert inputs is not None
+    _, caps, _, _, families, moduli = inputs
+    wide = moduli[0] == 1 << 128
+    work = counting._kernel.ryser(caps, families, wide, -1)
+    assert isinstance(work, int) and work > 0
+    assert counting._kernel.ryser(caps, families, wide, work) is not None
+    assert counting._kernel.ryser(caps, families, wide, work - 1) is None
+    assert counter._ryser_work() == work * len(moduli)
+
+
+def test_the_merged_draws_get_no_more_time_than_the_formula_would_take(monkeypatch) -> None:
+    """Where Ryser's formula is not cheap, the merged draws go first with a budget of
+    what the formula's work is worth (after the stock of a 32-card game has run out, at
+    20 draws, they would take seconds, even many minutes, where the formula takes a
+    fraction of one); here, with the formula's threshold lowered to 0, a position at 12
+    draws: the count is still the dense tables'."""
+    history = public_history(_fish_game(4, 3, 12, 1))
+    budgets: list[int] = []
+    original = counting.staged_count
+
+    def spy(tables, dims, cap, max_states, max_work=1 << 62, max_bound=1 << 62):
+        budgets.append(max_work)
+        return original(tables, dims, cap, max_states, max_work, max_bound)
+
+    monkeypatch.setattr(counting, "staged_count", spy)
+    monkeypatch.setattr(counting, "_RYSER_FIRST_WORK", 0)
+    counter = WorldCounter(history)
+    work = counter._ryser_work()
+    assert work is not None
+    assert budgets == [work // (counting._STAGED_UNIT * len(counter.cap))]
+    assert counter._tableless
+    assert counter.count == _dense(history, [], monkeypatch).count
+
+
+def test_where_the_formula_is_cheap_the_merged_draws_are_not_tried(monkeypatch) -> None:
+    """Ryser's formula goes first where its work is at most ``_RYSER_FIRST_WORK``."""
+    history = public_history(_fish_game(4, 3, 12, 1))
+    calls: list[int] = []
+    original = counting.staged_count
+    monkeypatch.setattr(
+        counting, "staged_count", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
+    monkeypatch.setattr(counting, "_RYSER_FIRST_WORK", 1 << 62)
+    spy = _Spy(monkeypatch)
+    counter = WorldCounter(history)
+    assert not calls and spy.results and spy.results[0] is not None
+    assert counter.count == _dense(history, [], monkeypatch).count

@@ -138,6 +138,14 @@ _STAGED_MAX_STATES = 1 << 20  # entries of one merged table (a few hundred MB at
 _STAGED_SHARE = 1000  # budget: this share of the dense work (an entry of a map is slow)
 _STAGED_LOOSE = 100  # its bound before any work may exceed the budget this many times
 _STAGED_MAX_WORK = 1 << 26  # and no more than this many products of entries
+# A product of entries of the merged draws' maps against a step of Ryser's formula, per
+# dimension of the entries (measured: about 3 microseconds for 23 dimensions, against
+# 0.42 nanoseconds a step of the formula; lone holders' maps, with their fixed costs,
+# 200-1000 steps a dimension).
+_STAGED_UNIT = 300
+# Ryser's formula goes before the merged draws where its work is at most this (a few
+# milliseconds: about the merged draws' fixed costs).
+_RYSER_FIRST_WORK = 1 << 23
 
 
 def _limit_from_environment(name: str = "KWARTET_MEMORY_LIMIT") -> int | None:
@@ -664,19 +672,51 @@ _NO_FREE_CARD = "no free card"
 
 _RESIDUE_TERM_LIMIT = 4096  # the residue path needs every family factored
 # The largest primes below 2^62, largest first (tests/test_counting_ryser.py checks them
-# against sympy, which makes more where a bound needs them: importing it takes a while).
+# against sympy); more are found by :func:`_is_prime` where a bound needs them (importing
+# sympy for its ``prevprime`` took half a second at the first big count).
 _PRIMES: list[int] = [(1 << 62) - d for d in (57, 87, 117, 143, 153, 167, 171, 195)]
+
+
+def _is_prime(n: int) -> bool:
+    """Whether ``n`` (below 2^64) is prime: Miller-Rabin with the first twelve primes as
+    bases, which is exact below 3.3 * 10^24.
+
+    >>> [n for n in range(30) if _is_prime(n)]
+    [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
+    """
+    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+    if n < 2:
+        return False
+    for p in bases:
+        if n % p == 0:
+            return n == p
+    odd, twos = n - 1, 0
+    while not odd & 1:
+        odd >>= 1
+        twos += 1
+    for a in bases:
+        x = pow(a, odd, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(twos - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
 
 
 def _primes_beyond(bound: int) -> list[int]:
     """The largest primes below 2^62, as many as make a product above ``bound``."""
-    from sympy import prevprime
-
     chosen: list[int] = []
     product = 1
     while product <= bound:
         if len(chosen) == len(_PRIMES):
-            _PRIMES.append(int(prevprime(_PRIMES[-1] if _PRIMES else 1 << 62)))
+            below = _PRIMES[-1] - 2
+            while not _is_prime(below):
+                below -= 2
+            _PRIMES.append(below)
         chosen.append(_PRIMES[len(chosen)])
         product *= chosen[-1]
     return chosen
@@ -1061,9 +1101,7 @@ class WorldCounter:
         if keep_backward and width != "narrow":
             width = "big"  # sampling reads Python integers from the tables
         if not wanted and not keep_backward:
-            count = self._run_staged()
-            if count is None:
-                count = self._run_ryser()
+            count = self._run_tableless()
             if count is not None:
                 self._tableless = True
                 return count
@@ -1085,14 +1123,31 @@ class WorldCounter:
                 return count
         return self._run_numpy(wanted, width, keep_backward)
 
-    def _run_staged(self) -> int | None:
+    def _run_tableless(self) -> int | None:
+        """The count without tables, where that is faster than the tables: by merged
+        draws (:meth:`_run_staged`) or by Ryser's formula (:meth:`_run_ryser`).  Ryser's
+        work is known before it starts; where it is small (at most
+        :data:`_RYSER_FIRST_WORK`), the formula goes first.  Otherwise the merged draws
+        go first, within the time the formula would take (their own work is known only
+        as they go), and the formula after them if they give up.  None where neither
+        answers within its budget."""
+        work = self._ryser_work()
+        if work is None or work > _RYSER_FIRST_WORK:
+            count = self._run_staged(work)
+            if count is not None:
+                return count
+        return self._run_ryser()
+
+    def _run_staged(self, ryser_work: int | None = None) -> int | None:
         """The count over merged capacity-1 dimensions (see :data:`USE_STAGED`), or None
         where it is not tried or runs out of its budget: a thousandth of the dense
         tables' work (an entry of its maps costs about a hundred times an entry of a
-        dense pass), at most :data:`_STAGED_MAX_WORK` products of entries.  It is not
-        tried where a bound on that work, known before it starts, exceeds the budget
-        :data:`_STAGED_LOOSE` times (the bound is loose: it assumes every use of every
-        part it cannot rule out)."""
+        dense pass), at most :data:`_STAGED_MAX_WORK` products of entries, and no more
+        than ``ryser_work`` (the work of Ryser's formula, if given) is worth: a product
+        of entries costs about :data:`_STAGED_UNIT` steps of the formula a dimension of
+        the maps' entries.  It is not tried where a bound on that work, known before it
+        starts, exceeds the budget :data:`_STAGED_LOOSE` times (the bound is loose: it
+        assumes every use of every part it cannot rule out)."""
         if USE_STAGED is False or self.zero:
             return None
         size = self._size
@@ -1103,6 +1158,8 @@ class WorldCounter:
         if USE_STAGED is None:
             dense = size * sum(min(len(t.weights), _SPARSE_PASSES) for t in self.tables)
             work = min(dense // _STAGED_SHARE, _STAGED_MAX_WORK)
+            if ryser_work is not None:
+                work = min(work, ryser_work // (_STAGED_UNIT * len(self.cap)))
             bound = work * _STAGED_LOOSE
         return staged_count(self.tables, self.dims, self.cap, _STAGED_MAX_STATES, work, bound)
 
@@ -1151,15 +1208,15 @@ class WorldCounter:
                 return mixed
         return primes
 
-    def _ryser_call(
-        self, share: float, owners: Sequence[int] = ()
-    ) -> tuple[int, list[int] | None] | None:
-        """The count by the kernel's ``ryser`` on this programme (with ``owners``, each
-        slot's player, from 0 to the number of players less one, or -1, its location
-        counts too, one per free card and player: ``sums[(f * 4 + c) * n + p]`` for card
-        ``c`` of family ``f`` with player ``p``): ``(count, sums or None)``; None where
-        it does not apply or its work would exceed ``share`` of the dense tables' (without
-        :data:`USE_RYSER` set: with it, no budget) or its memory the limit in force."""
+    @cached_property
+    def _ryser_inputs(
+        self,
+    ) -> tuple[tuple[int, ...], tuple[int, ...], int, int, list[Any], list[int]] | None:
+        """What the kernel's ``ryser`` takes on this programme: ``(room, caps, scale, twos,
+        families, moduli)``, the slots with room and their capacities, the product of the
+        capacities' factorials and its factors of 2, each family's factored form over
+        those slots and the moduli of the runs; None where the formula is not tried or
+        does not apply (a family without a factored form)."""
         if (
             USE_RYSER is False
             or self.zero
@@ -1180,7 +1237,33 @@ class WorldCounter:
             if rows is None:
                 return None
             families.append(rows)
-        moduli = self._ryser_moduli(twos)
+        return room, caps, scale, twos, families, self._ryser_moduli(twos)
+
+    def _ryser_work(self) -> int | None:
+        """The kernel's work for the count by Ryser's formula, all its runs together
+        (known before any of it is done), or None where the formula does not apply or its
+        tables would not fit in the memory limit in force."""
+        inputs = self._ryser_inputs
+        if inputs is None:
+            return None
+        _, caps, _, _, families, moduli = inputs
+        wide = moduli[0] == 1 << 128
+        work = _kernel.ryser(caps, families, wide, -1, None, None, _memory_limit())
+        return None if work is None else work * len(moduli)
+
+    def _ryser_call(
+        self, share: float, owners: Sequence[int] = ()
+    ) -> tuple[int, list[int] | None] | None:
+        """The count by the kernel's ``ryser`` on this programme (with ``owners``, each
+        slot's player, from 0 to the number of players less one, or -1, its location
+        counts too, one per free card and player: ``sums[(f * 4 + c) * n + p]`` for card
+        ``c`` of family ``f`` with player ``p``): ``(count, sums or None)``; None where
+        it does not apply or its work would exceed ``share`` of the dense tables' (without
+        :data:`USE_RYSER` set: with it, no budget) or its memory the limit in force."""
+        inputs = self._ryser_inputs
+        if inputs is None:
+            return None
+        room, caps, scale, twos, families, moduli = inputs
         # Its own tables are small, but within the memory limit too.
         limit = _memory_limit()
         if USE_RYSER:

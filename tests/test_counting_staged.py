@@ -186,3 +186,71 @@ def test_unique_rows_are_numpys_unique_rows(n: int, width: int, top: int, seed: 
     assert np.array_equal(keys[inverse], rows)
     expected = np.unique(rows, axis=0) if n else np.zeros((0, width), dtype=rows.dtype)
     assert sorted(map(tuple, keys.tolist())) == sorted(map(tuple, expected.tolist()))
+
+
+def _reference_product(states, values, weights, limit):
+    """The truncated product entry by entry, as a dict (the programme before NumPy)."""
+    product: dict[tuple[int, ...], int] = {}
+    for state, value in zip(map(tuple, states.tolist()), values.tolist(), strict=True):
+        for use, weight in weights:
+            target = tuple(a + b for a, b in zip(state, use, strict=True))
+            if all(x <= c for x, c in zip(target, limit, strict=True)):
+                product[target] = product.get(target, 0) + value * weight
+    return product
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.integers(0, 40),
+    st.integers(1, 12),
+    st.integers(0, 2**32 - 1),
+)
+def test_a_product_of_maps_is_the_entry_by_entry_product(
+    width: int, n_states: int, n_terms: int, seed: int
+) -> None:
+    """The merged draws' product (entries numbered in mixed radix, uses tested on the
+    dimensions they touch) and its row-by-row fallback both equal the product taken
+    entry by entry, with values beyond 2^64."""
+    from kwartet_epistemic.epistemics import _staged
+
+    rng = np.random.default_rng(seed)
+    limit = tuple(int(x) for x in rng.integers(0, 6, size=width))
+    states = np.unique(
+        np.array(
+            [[int(rng.integers(0, c + 1)) for c in limit] for _ in range(n_states)], dtype=np.int64
+        ).reshape(-1, width),
+        axis=0,
+    )
+    values = np.array(
+        [int(rng.integers(1, 1 << 62)) << 40 for _ in range(len(states))], dtype=object
+    )
+    weights = []
+    for _ in range(n_terms):
+        use = [0] * width
+        for _ in range(int(rng.integers(0, 5))):  # a family places at most four cards
+            use[int(rng.integers(0, width))] += 1
+        weights.append((tuple(use), int(rng.integers(1, 1000))))
+    expected = _reference_product(states, values, weights, limit)
+    for product in (_staged._product, _staged._product_by_rows):
+        rows, sums = product(states, values, weights, limit)
+        got = dict(zip(map(tuple, rows.tolist()), sums.tolist(), strict=True))
+        assert got == expected
+
+
+@pytest.mark.parametrize("width", [3, 40])
+def test_entries_are_numbered_equal_exactly_when_they_are_equal(width: int) -> None:
+    """Entries' numbers (mixed radix where that fits in 63 bits, as with 40 dimensions
+    of capacity 3 it does not, else their rank among the distinct rows) are equal
+    exactly for equal rows."""
+    from kwartet_epistemic.epistemics import _staged
+
+    rng = np.random.default_rng(width)
+    limit = (3,) * width
+    rows = rng.integers(0, 2, size=(200, width)).astype(np.int64)
+    rows[100:] = rows[rng.integers(0, 100, size=100)]  # repeats
+    assert (_staged._strides(limit) is None) == (width == 40)
+    keys = _staged._row_keys(rows, limit)
+    for i in range(0, 200, 7):
+        same_rows = (rows == rows[i]).all(axis=1)
+        assert ((keys == keys[i]) == same_rows).all()

@@ -27,7 +27,10 @@ each part ``j``.  With ``p_j`` the size of the part, the table keeps
 * it starts at ``D[0] = prod_j p_j!`` and ends with every dimension full, where ``D`` is
   the count itself.
 
-The tables are maps of the reachable entries (Python integers, exact at any size).  The
+The tables hold only their reachable entries: the entries as rows of NumPy arrays, their
+values as Python integers (exact at any size) in object arrays.  A product adds each of
+the family's uses to every entry at once, testing only the dimensions that the use
+touches, and the sums meet by sorting the entries' numbers in mixed radix.  The
 families are taken in the order that keeps the fewest parts in use: a family whose cards
 go only to dimensions the others no longer tell apart costs little.  Where the table
 would hold more than ``max_states`` entries the programme gives up (None), and the
@@ -142,30 +145,141 @@ def staged_count(
         return None  # known before any work
     parts = stages[0] if stages else _parts(keys, [], ones)  # no family: one part
     sizes = _part_sizes(parts)
-    table: dict[tuple[int, ...], int] = {
-        (0,) * (n_other + len(sizes)): math.prod(math.factorial(p) for p in sizes)
-    }
+    # The table: its entries' uses (one row each) and their values (Python integers).
+    states = np.zeros((1, n_other + len(sizes)), dtype=np.int64)
+    values = np.array([math.prod(math.factorial(p) for p in sizes)], dtype=object)
     for i, f in enumerate(order):
         weights = _part_weights(tables[f], ones_at, others_at, parts, sizes)
         limit = other_cap + tuple(sizes)
-        max_work -= len(table) * len(weights)
+        max_work -= len(states) * len(weights)
         if max_work < 0:
             return None
-        product: dict[tuple[int, ...], int] = {}
-        for state, value in table.items():
-            for use, weight in weights:
-                target = tuple(a + b for a, b in zip(state, use, strict=True))
-                if any(x > c for x, c in zip(target, limit, strict=True)):
-                    continue
-                product[target] = product.get(target, 0) + value * weight
-        if len(product) > max_states:
+        states, values = _product(states, values, weights, limit)
+        if len(states) > max_states:
             return None
         if i + 1 == len(order):
-            return product.get(limit, 0)
+            return _value_at(states, values, limit)
         new_parts = stages[i + 1]
-        table, sizes = _merge(product, n_other, parts, sizes, new_parts)
+        states, values, sizes = _merge(states, values, n_other, parts, sizes, new_parts)
         parts = new_parts
-    return table.get(other_cap + tuple(sizes), 0)  # no family: the empty product
+    return _value_at(states, values, other_cap + tuple(sizes))  # no family: the empty product
+
+
+# Rows of a product worked out at once (each row one entry times one term).
+_CHUNK = 1 << 16
+
+
+def _product(
+    states: np.ndarray,
+    values: np.ndarray,
+    weights: list[tuple[tuple[int, ...], int]],
+    limit: tuple[int, ...],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The truncated product of a table (``states``, ``values``) with a family's
+    polynomial ``weights`` (use, weight): every entry plus every use within ``limit``,
+    the values times the weights, summed where they meet.  Entries are numbered in mixed
+    radix (a sum of entries is the sum of their numbers, where it stays within
+    ``limit``), and a use is tested only on the dimensions it uses (at most four)."""
+    width = len(limit)
+    if not weights or not len(states):
+        return np.zeros((0, width), dtype=np.int64), np.zeros(0, dtype=object)
+    strides = _strides(limit)
+    if strides is None:  # too many entries to number: row by row
+        return _product_by_rows(states, values, weights, limit)
+    keys = states @ strides
+    found_keys, found_values = [], []
+    for use, weight in weights:
+        within = np.ones(len(states), dtype=bool)
+        shift = 0
+        for j, u in enumerate(use):
+            if u:
+                within &= states[:, j] <= limit[j] - u
+                shift += u * int(strides[j])
+        hit = np.flatnonzero(within)
+        if len(hit):
+            found_keys.append(keys[hit] + shift)
+            found_values.append(values[hit] * weight)
+    if not found_keys:
+        return np.zeros((0, width), dtype=np.int64), np.zeros(0, dtype=object)
+    merged_keys, merged_values = _summed_keys(
+        np.concatenate(found_keys), np.concatenate(found_values)
+    )
+    rows = (merged_keys[:, None] // strides[None, :]) % (np.array(limit, dtype=np.int64) + 1)
+    return rows, merged_values
+
+
+def _strides(limit: tuple[int, ...]) -> np.ndarray | None:
+    """The mixed-radix place values of entries at most ``limit``, or None where their
+    numbers would not fit in 63 bits."""
+    radix = 1
+    strides = []
+    for top in limit:
+        strides.append(radix)
+        radix *= top + 1
+    return np.array(strides, dtype=np.int64) if radix < 1 << 63 else None
+
+
+def _summed_keys(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` (sorted) with the sums of their values."""
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return keys[starts], np.add.reduceat(values[order], starts)
+
+
+def _product_by_rows(
+    states: np.ndarray,
+    values: np.ndarray,
+    weights: list[tuple[tuple[int, ...], int]],
+    limit: tuple[int, ...],
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_product` for entries too many to number: every entry plus every use as
+    rows, in chunks of :data:`_CHUNK` rows."""
+    uses = np.array([use for use, _ in weights], dtype=np.int64).reshape(len(weights), -1)
+    factors = np.array([w for _, w in weights], dtype=object)
+    top = np.array(limit, dtype=np.int64)
+    per_chunk = max(1, _CHUNK // len(uses))
+    found_states, found_values = [], []
+    for start in range(0, len(states), per_chunk):
+        block = states[start : start + per_chunk]
+        targets = (block[:, None, :] + uses[None, :, :]).reshape(-1, len(limit))
+        within = np.flatnonzero((targets <= top).all(axis=1))
+        if not len(within):
+            continue
+        entry, term = np.divmod(within, len(uses))
+        found_states.append(targets[within])
+        found_values.append(values[start + entry] * factors[term])
+    if not found_states:
+        return np.zeros((0, len(limit)), dtype=np.int64), np.zeros(0, dtype=object)
+    return _summed(np.concatenate(found_states), np.concatenate(found_values), limit)
+
+
+def _summed(
+    states: np.ndarray, values: np.ndarray, limit: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``states`` (each at most ``limit``) with the sums of their
+    values."""
+    keys = _row_keys(states, limit)
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return states[order[starts]], np.add.reduceat(values[order], starts)
+
+
+def _row_keys(states: np.ndarray, limit: tuple[int, ...]) -> np.ndarray:
+    """One integer a row of ``states`` (each at most ``limit``), equal for equal rows:
+    the row in mixed radix where the radices fit in 63 bits, else its index among the
+    distinct rows."""
+    strides = _strides(limit)
+    if strides is not None:
+        return states @ strides
+    return np.unique(states, axis=0, return_inverse=True)[1].ravel()
+
+
+def _value_at(states: np.ndarray, values: np.ndarray, state: tuple[int, ...]) -> int:
+    """The table's value at ``state`` (0 where it has no entry)."""
+    hit = np.flatnonzero((states == np.array(state, dtype=np.int64)).all(axis=1))
+    return int(values[hit[0]]) if len(hit) else 0
 
 
 def _work_bound(
@@ -246,29 +360,31 @@ def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _merge(
-    product: dict[tuple[int, ...], int],
+    states: np.ndarray,
+    values: np.ndarray,
     n_other: int,
     parts: list[int],
     sizes: list[int],
     new_parts: list[int],
-) -> tuple[dict[tuple[int, ...], int], list[int]]:
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """The table over the coarser partition ``new_parts``: each entry goes to the sums
     of its counts, times the multinomial coefficient of the parts' free dimensions."""
     new_sizes = _part_sizes(new_parts)
-    into = [0] * len(sizes)  # old part -> new part (a coarser partition)
+    into = np.zeros((len(sizes), len(new_sizes)), dtype=np.int64)  # old part -> new part
     for old, new in zip(parts, new_parts, strict=True):
-        into[old] = new
-    merged: dict[tuple[int, ...], int] = {}
-    factorial = math.factorial
-    for state, value in product.items():
-        counts = [0] * len(new_sizes)
-        divisor = 1
-        for j, t in enumerate(state[n_other:]):
-            counts[into[j]] += t
-            divisor *= factorial(sizes[j] - t)
-        numerator = 1
-        for k, t in enumerate(counts):
-            numerator *= factorial(new_sizes[k] - t)
-        key = state[:n_other] + tuple(counts)
-        merged[key] = merged.get(key, 0) + value * (numerator // divisor)
-    return merged, new_sizes
+        into[old, new] = 1
+    counts = states[:, n_other:]
+    merged = counts @ into
+    factorial = np.array([math.factorial(k) for k in range(len(parts) + 1)], dtype=object)
+    numerator = np.ones(len(states), dtype=object)
+    for k, size in enumerate(new_sizes):
+        numerator = numerator * factorial[size - merged[:, k]]
+    divisor = np.ones(len(states), dtype=object)
+    for j, size in enumerate(sizes):
+        divisor = divisor * factorial[size - counts[:, j]]
+    new_states = np.concatenate([states[:, :n_other], merged], axis=1)
+    limit = tuple(int(x) for x in new_states.max(axis=0)) if len(states) else ()
+    if not len(states):
+        return new_states, values, new_sizes
+    new_states, new_values = _summed(new_states, values * (numerator // divisor), limit)
+    return new_states, new_values, new_sizes

@@ -464,10 +464,10 @@ def test_the_work_alone_is_the_least_budget_it_runs_on(draws: int, seed: int) ->
 
 def test_the_merged_draws_get_no_more_time_than_the_formula_would_take(monkeypatch) -> None:
     """Where Ryser's formula is not cheap, the merged draws go first with a budget of
-    what the formula's work is worth (after the stock of a 32-card game has run out, at
-    20 draws, they would take seconds, even many minutes, where the formula takes a
-    fraction of one); here, with the formula's threshold lowered to 0, a position at 12
-    draws: the count is still the dense tables'."""
+    a share of the formula's time (after the stock of a 32-card game has run out, at 20
+    draws, they would take seconds, even many minutes, where the formula takes a fifth of
+    a second); here, with the formula's threshold lowered to 0, a position at 12 draws:
+    the count is still the dense tables'."""
     history = public_history(_fish_game(4, 3, 12, 1))
     budgets: list[int] = []
     original = counting.staged_count

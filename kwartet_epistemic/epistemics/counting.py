@@ -139,10 +139,13 @@ _STAGED_SHARE = 1000  # budget: this share of the dense work (an entry of a map 
 # 100-300 dense entry-passes, so this gives the merged draws a fourth of the dense time)
 _STAGED_LOOSE = 100  # its bound before any work may exceed the budget this many times
 _STAGED_MAX_WORK = 1 << 26  # and no more than this many products of entries
-# A product of an entry of the merged draws' maps by a term against a step of Ryser's
-# formula, per dimension of the entries (measured after 20 draws of a 32-card game: 170
-# nanoseconds for 23 dimensions, against 0.42 nanoseconds a step of the formula).
-_STAGED_UNIT = 20
+# The merged draws' budget against Ryser's formula's work: a product of an entry of their
+# maps by a term costs about 20 steps of the formula per dimension of the entries
+# (measured after 20 draws of a 32-card game: 170 nanoseconds for 23 dimensions, against
+# 0.42 a step), and they get about a fifteenth of the formula's time: where they give up,
+# little is lost (on the last 60 events of a 32-card game of random asks, with 14 to 20
+# draws, a budget of the formula's whole time instead made no measurable difference).
+_STAGED_UNIT = 300
 # Ryser's formula goes before the merged draws where its work is at most this (a few
 # milliseconds: about the merged draws' fixed costs).
 _RYSER_FIRST_WORK = 1 << 23
@@ -1128,9 +1131,9 @@ class WorldCounter:
         draws (:meth:`_run_staged`) or by Ryser's formula (:meth:`_run_ryser`).  Ryser's
         work is known before it starts; where it is small (at most
         :data:`_RYSER_FIRST_WORK`), the formula goes first.  Otherwise the merged draws
-        go first, within the time the formula would take (their own work is known only
-        as they go), and the formula after them if they give up.  None where neither
-        answers within its budget."""
+        go first, within a small share of the time the formula would take (their own
+        work is known only as they go), and the formula after them if they give up.
+        None where neither answers within its budget."""
         work = self._ryser_work()
         if work is None or work > _RYSER_FIRST_WORK:
             count = self._run_staged(work)
@@ -1142,10 +1145,10 @@ class WorldCounter:
         """The count over merged capacity-1 dimensions (see :data:`USE_STAGED`), or None
         where it is not tried or runs out of its budget: a thousandth of the dense
         tables' work (an entry of its maps costs about a hundred times an entry of a
-        dense pass), at most :data:`_STAGED_MAX_WORK` products of entries, and no more
-        than ``ryser_work`` (the work of Ryser's formula, if given) is worth: a product
-        of entries costs about :data:`_STAGED_UNIT` steps of the formula a dimension of
-        the maps' entries.  It is not tried where a bound on that work, known before it
+        dense pass), at most :data:`_STAGED_MAX_WORK` products of entries, and where
+        ``ryser_work`` (the work of Ryser's formula) is given, about a fifteenth of the
+        formula's time (:data:`_STAGED_UNIT` steps of the formula a product of entries
+        and dimension of the maps' entries).  It is not tried where a bound on that work, known before it
         starts, exceeds the budget :data:`_STAGED_LOOSE` times (the bound is loose: it
         assumes every use of every part it cannot rule out)."""
         if USE_STAGED is False or self.zero:

@@ -63,7 +63,12 @@ import _latex  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--draws", type=int, default=10, help="stop after this many draws")
+    parser.add_argument(
+        "--draws",
+        type=int,
+        default=10,
+        help="stop after this many draws (more than the stock holds: play to the game's end)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--cards-each", type=int, default=3)

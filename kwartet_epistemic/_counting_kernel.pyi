@@ -31,6 +31,7 @@ def factored(
     backward_out: Any | None,
     modulus: int = 0,
 ) -> int: ...
+
 # ryser: with a negative budget, only its work (known before any of it is done).
 def ryser(
     cap: tuple[int, ...],

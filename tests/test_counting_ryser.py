@@ -451,7 +451,7 @@ def test_the_work_alone_is_the_least_budget_it_runs_on(draws: int, seed: int) ->
     """A negative budget gives the kernel's work without doing it: exactly the least
     budget on which the sum is taken (one less, and it gives up)."""
     counter = WorldCounter(public_history(_fish_game(4, 3, draws, seed)))
-    inputs = counter._ryser_inputs
+    inputs = counter._ryser_inputs()
     assert inputs is not None
     _, caps, _, _, families, moduli = inputs
     wide = moduli[0] == 1 << 128

@@ -182,7 +182,7 @@ def _product(
     ``limit``), and a use is tested only on the dimensions it uses (at most four)."""
     width = len(limit)
     if not weights or not len(states):
-        return np.zeros((0, width), dtype=np.int64), np.zeros(0, dtype=object)
+        return _empty(width)
     strides = _strides(limit)
     if strides is None:  # too many entries to number: row by row
         return _product_by_rows(states, values, weights, limit)
@@ -200,12 +200,11 @@ def _product(
             found_keys.append(keys[hit] + shift)
             found_values.append(values[hit] * weight)
     if not found_keys:
-        return np.zeros((0, width), dtype=np.int64), np.zeros(0, dtype=object)
-    merged_keys, merged_values = _summed_keys(
-        np.concatenate(found_keys), np.concatenate(found_values)
-    )
-    rows = (merged_keys[:, None] // strides[None, :]) % (np.array(limit, dtype=np.int64) + 1)
-    return rows, merged_values
+        return _empty(width)
+    all_keys = np.concatenate(found_keys)
+    firsts, sums = _summed_keys(all_keys, np.concatenate(found_values))
+    radices = np.array(limit, dtype=np.int64) + 1
+    return (all_keys[firsts][:, None] // strides[None, :]) % radices, sums
 
 
 def _strides(limit: tuple[int, ...]) -> np.ndarray | None:
@@ -220,11 +219,17 @@ def _strides(limit: tuple[int, ...]) -> np.ndarray | None:
 
 
 def _summed_keys(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``keys`` (sorted) with the sums of their values."""
+    """For each distinct key (in sorted order), the index of one entry with it and the
+    sum of their values."""
     order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    return keys[starts], np.add.reduceat(values[order], starts)
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    return order[starts], np.add.reduceat(values[order], starts)
+
+
+def _empty(width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A table with no entries."""
+    return np.zeros((0, width), dtype=np.int64), np.zeros(0, dtype=object)
 
 
 def _product_by_rows(
@@ -250,7 +255,7 @@ def _product_by_rows(
         found_states.append(targets[within])
         found_values.append(values[start + entry] * factors[term])
     if not found_states:
-        return np.zeros((0, len(limit)), dtype=np.int64), np.zeros(0, dtype=object)
+        return _empty(len(limit))
     return _summed(np.concatenate(found_states), np.concatenate(found_values), limit)
 
 
@@ -259,11 +264,8 @@ def _summed(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of ``states`` (each at most ``limit``) with the sums of their
     values."""
-    keys = _row_keys(states, limit)
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    return states[order[starts]], np.add.reduceat(values[order], starts)
+    firsts, sums = _summed_keys(_row_keys(states, limit), values)
+    return states[firsts], sums
 
 
 def _row_keys(states: np.ndarray, limit: tuple[int, ...]) -> np.ndarray:
@@ -370,6 +372,9 @@ def _merge(
     """The table over the coarser partition ``new_parts``: each entry goes to the sums
     of its counts, times the multinomial coefficient of the parts' free dimensions."""
     new_sizes = _part_sizes(new_parts)
+    if not len(states):
+        no_states, no_values = _empty(n_other + len(new_sizes))
+        return no_states, no_values, new_sizes
     into = np.zeros((len(sizes), len(new_sizes)), dtype=np.int64)  # old part -> new part
     for old, new in zip(parts, new_parts, strict=True):
         into[old, new] = 1
@@ -383,8 +388,6 @@ def _merge(
     for j, size in enumerate(sizes):
         divisor = divisor * factorial[size - counts[:, j]]
     new_states = np.concatenate([states[:, :n_other], merged], axis=1)
-    limit = tuple(int(x) for x in new_states.max(axis=0)) if len(states) else ()
-    if not len(states):
-        return new_states, values, new_sizes
+    limit = tuple(int(x) for x in new_states.max(axis=0))
     new_states, new_values = _summed(new_states, values * (numerator // divisor), limit)
     return new_states, new_values, new_sizes

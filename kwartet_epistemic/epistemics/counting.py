@@ -1144,13 +1144,13 @@ class WorldCounter:
     def _run_staged(self, ryser_work: int | None = None) -> int | None:
         """The count over merged capacity-1 dimensions (see :data:`USE_STAGED`), or None
         where it is not tried or runs out of its budget: a thousandth of the dense
-        tables' work (an entry of its maps costs about a hundred times an entry of a
-        dense pass), at most :data:`_STAGED_MAX_WORK` products of entries, and where
+        tables' work (an entry of its maps costs a few hundred times an entry of a dense
+        pass), at most :data:`_STAGED_MAX_WORK` products of entries, and where
         ``ryser_work`` (the work of Ryser's formula) is given, about a fifteenth of the
         formula's time (:data:`_STAGED_UNIT` steps of the formula a product of entries
-        and dimension of the maps' entries).  It is not tried where a bound on that work, known before it
-        starts, exceeds the budget :data:`_STAGED_LOOSE` times (the bound is loose: it
-        assumes every use of every part it cannot rule out)."""
+        and dimension of the maps' entries).  It is not tried where a bound on that
+        work, known before it starts, exceeds the budget :data:`_STAGED_LOOSE` times
+        (the bound is loose: it assumes every use of every part it cannot rule out)."""
         if USE_STAGED is False or self.zero:
             return None
         size = self._size
@@ -1211,15 +1211,15 @@ class WorldCounter:
                 return mixed
         return primes
 
-    @cached_property
     def _ryser_inputs(
         self,
     ) -> tuple[tuple[int, ...], tuple[int, ...], int, int, list[Any], list[int]] | None:
         """What the kernel's ``ryser`` takes on this programme: ``(room, caps, scale, twos,
         families, moduli)``, the slots with room and their capacities, the product of the
         capacities' factorials and its factors of 2, each family's factored form over
-        those slots and the moduli of the runs; None where the formula is not tried or
-        does not apply (a family without a factored form)."""
+        those slots (kept with the family's table) and the moduli of the runs; None where
+        the formula is not tried (:data:`USE_RYSER`, read at each call) or does not apply
+        (a family without a factored form)."""
         if (
             USE_RYSER is False
             or self.zero
@@ -1246,7 +1246,7 @@ class WorldCounter:
         """The kernel's work for the count by Ryser's formula, all its runs together
         (known before any of it is done), or None where the formula does not apply or its
         tables would not fit in the memory limit in force."""
-        inputs = self._ryser_inputs
+        inputs = self._ryser_inputs()
         if inputs is None:
             return None
         _, caps, _, _, families, moduli = inputs
@@ -1263,7 +1263,7 @@ class WorldCounter:
         ``c`` of family ``f`` with player ``p``): ``(count, sums or None)``; None where
         it does not apply or its work would exceed ``share`` of the dense tables' (without
         :data:`USE_RYSER` set: with it, no budget) or its memory the limit in force."""
-        inputs = self._ryser_inputs
+        inputs = self._ryser_inputs()
         if inputs is None:
             return None
         room, caps, scale, twos, families, moduli = inputs

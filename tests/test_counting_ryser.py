@@ -499,3 +499,24 @@ def test_where_the_formula_is_cheap_the_merged_draws_are_not_tried(monkeypatch) 
     counter = WorldCounter(history)
     assert not calls and spy.results and spy.results[0] is not None
     assert counter.count == _dense(history, [], monkeypatch).count
+
+
+def test_a_refused_count_says_what_the_formula_would_take(monkeypatch) -> None:
+    """Where the tables do not fit and Ryser's formula is over its budget, the refusal
+    names the formula's work, known before any of it is done, and how to lift its
+    budget; lifted, the formula gives the dense tables' count."""
+    history = public_history(_fish_game(4, 3, 12, 1))
+    expected = _dense(history, [], monkeypatch).count
+    monkeypatch.setattr(counting, "_RYSER_UNFIT_WORK", 1000)
+    # 4 MiB: the dense tables (160 MiB) do not fit, the formula's own tables do.
+    with counting.memory_limit(1 << 22), pytest.raises(kw.ModelTooLargeError) as refusal:
+        WorldCounter(history)
+    message = str(refusal.value)
+    assert "Ryser's formula, without tables, would take " in message
+    steps = int(message.split("would take ")[1].split(" steps")[0].replace(",", ""))
+    counter = WorldCounter(history)  # no limit: the same work, now within its budget
+    assert steps == counter._ryser_work() > 1000
+    assert "counting.USE_RYSER = True" in message
+    monkeypatch.setattr(counting, "USE_RYSER", True)
+    with counting.memory_limit(1 << 22):
+        assert WorldCounter(history).count == expected

@@ -1110,7 +1110,11 @@ class WorldCounter:
                 return count
         if self._use_kernel(width):
             return self._run_kernel(wanted, width, keep_backward)
-        self._check_memory(self._memory_need(wanted, width, keep_backward), _memory_limit())
+        self._check_memory(
+            self._memory_need(wanted, width, keep_backward),
+            _memory_limit(),
+            count_only=not wanted and not keep_backward,
+        )
         if (
             width == "big"
             and not keep_backward
@@ -1347,18 +1351,27 @@ class WorldCounter:
             kept = 2 * n + 4  # the NumPy path keeps every forward table
         return self._size * entry * kept
 
-    def _check_memory(self, need: int, limit: int) -> None:
+    def _check_memory(self, need: int, limit: int, count_only: bool = False) -> None:
         """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take
         ``need`` bytes, more than ``limit`` (the one in force, :func:`_memory_limit`),
-        before they are allocated."""
+        before they are allocated.  For a count alone (``count_only``), the message also
+        says what Ryser's formula would take, where it applies: it was over its budget."""
         if need > limit:
             ones = sum(1 for c in self.cap if c == 1)
+            formula = ""
+            work = self._ryser_work() if count_only and USE_RYSER is None else None
+            if work is not None:
+                formula = (
+                    f"; Ryser's formula, without tables, would take {work:,} steps, above "
+                    f"its budget of {_RYSER_UNFIT_WORK:,} where the tables do not fit "
+                    f"(counting.USE_RYSER = True takes it without a budget)"
+                )
             raise ModelTooLargeError(
                 f"exact counting here needs tables of {self._size:,} entries "
                 f"({len(self.cap)} dimensions, {ones} of them of capacity 1: unseen draws), "
                 f"about {_amount(need)}, above the limit of {_amount(limit)} "
                 f"(counting.MEMORY_LIMIT, KWARTET_MEMORY_LIMIT in bytes, or a "
-                f"counting.memory_limit block; by default what memory is free)"
+                f"counting.memory_limit block; by default what memory is free){formula}"
             )
 
     def _kernel_order(
@@ -1459,7 +1472,7 @@ class WorldCounter:
         if not keep_backward:
             count = self._run_sparse(tables, polys, requests, wide, need <= limit, limit)
         if count is None:
-            self._check_memory(need, limit)
+            self._check_memory(need, limit, count_only=not wanted and not keep_backward)
         backward = None
         if keep_backward:
             backward = np.empty((len(tables) + 1) * self._size, dtype=np.int64)

@@ -20,6 +20,7 @@ from kwartet_testing import on_random_positions, public_history, random_position
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
 from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.history import PublicHistory
 
 pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs the kernel")
 
@@ -520,3 +521,42 @@ def test_a_refused_count_says_what_the_formula_would_take(monkeypatch) -> None:
     monkeypatch.setattr(counting, "USE_RYSER", True)
     with counting.memory_limit(1 << 22):
         assert WorldCounter(history).count == expected
+
+
+def test_a_lone_holders_draws_are_merged_though_the_formula_is_cheaper_than_the_bound() -> None:
+    """A lone holder's 20th draw of a 52-card stock: the merged count takes a few hundred
+    products, far below what Ryser's formula would take, though the merged draws' loose
+    bound before they start is above the formula's share: they are tried against the
+    tables' share and answer, the formula's count."""
+    deck = kw.Deck.standard()
+    ranks = ["2", "3", "4", "5", "6", "7", "8"]
+    hands = {p: [r + suit for r in ranks] for p, suit in zip("ABC", "SHD", strict=True)}
+    dealt = {code for cards in hands.values() for code in cards}
+    stock = [c.code for c in deck.cards if c.code not in dealt]
+    np.random.default_rng(1).shuffle(stock)
+    game = kw.Game.from_hands(deck, hands, first="A", rules=kw.RuleSet.preset("fish"), stock=stock)
+    for target, suit in (("B", "H"), ("C", "D")):
+        for r in ranks:
+            game.ask(target, r + suit)
+    # B and C are out: A draws the whole stock.  The record up to A's 20th draw.
+    record = game.record
+    draws = [i for i, e in enumerate(record) if isinstance(e, kw.events.Drew)]
+    cut = draws[19] + 1
+    history = PublicHistory(game.deck, game.players, game.rules)
+    history.extend(record[:cut], settled=not isinstance(record[cut], kw.events.QuartetExposed))
+    assert len(history.draw_slots) == 20
+    answers: list[int | None] = []
+    original = counting.staged_count
+
+    def spy(*args, **kwargs):
+        answers.append(original(*args, **kwargs))
+        return answers[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(counting, "staged_count", spy)
+        counter = WorldCounter(history)
+        assert counter._ryser_work() > counting._RYSER_FIRST_WORK
+        assert answers and answers[0] is not None
+        patch.setattr(counting, "USE_STAGED", False)
+        patch.setattr(counting, "USE_RYSER", True)
+        assert counter.count == WorldCounter(history).count

@@ -1153,8 +1153,11 @@ class WorldCounter:
         ``ryser_work`` (the work of Ryser's formula) is given, about a fifteenth of the
         formula's time (:data:`_STAGED_UNIT` steps of the formula a product of entries
         and dimension of the maps' entries).  It is not tried where a bound on that
-        work, known before it starts, exceeds the budget :data:`_STAGED_LOOSE` times
-        (the bound is loose: it assumes every use of every part it cannot rule out)."""
+        work, known before it starts, exceeds the tables' share :data:`_STAGED_LOOSE`
+        times (the bound is loose: it assumes every use of every part it cannot rule
+        out; against the formula's share it would turn away a lone holder's draws,
+        whose merged count takes a few hundred products where the bound says
+        millions)."""
         if USE_STAGED is False or self.zero:
             return None
         size = self._size
@@ -1165,9 +1168,9 @@ class WorldCounter:
         if USE_STAGED is None:
             dense = size * sum(min(len(t.weights), _SPARSE_PASSES) for t in self.tables)
             work = min(dense // _STAGED_SHARE, _STAGED_MAX_WORK)
+            bound = work * _STAGED_LOOSE  # the loose bound against the tables' share only
             if ryser_work is not None:
                 work = min(work, ryser_work // (_STAGED_UNIT * len(self.cap)))
-            bound = work * _STAGED_LOOSE
         return staged_count(self.tables, self.dims, self.cap, _STAGED_MAX_STATES, work, bound)
 
     def _dense_work(self) -> int:

@@ -37,8 +37,8 @@ together (``counting.USE_STAGED``), where the dense tables would need 2^33 entri
 
 Run: ``python experiments/bench_draw_pile.py [--draws 10] [--seed 1] [--players 4]
 [--deck piquet|standard] [--give-up SECONDS] [--agent-games 6] [--agent-deck
-piquet|standard] [--dense] [--no-lone] [--own-view] [--out DIR]`` (``--give-up``: stop after the
-first event slower than that).
+piquet|standard] [--dense] [--no-lone] [--own-view] [--out DIR]`` (``--give-up``: stop
+after the first event slower than that).
 """
 
 from __future__ import annotations

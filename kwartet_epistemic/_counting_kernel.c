@@ -2523,10 +2523,11 @@ static int ry_memo_keys(RyFamily *F, const int64_t *cap, const int *outer, int n
  * (then wide is not read), or None where the work (lookups and tabulation steps) would
  * exceed budget or the memory it takes (its tables) more than memory bytes (if given and
  * not negative).  With a negative budget, only that work, known before any of it is
- * done (None where the formula does not apply or the memory is above the limit).  With owners (each slot's owner, 0 to n - 1, or -1 for none) and out
- * (n_families * 4 * n 64-bit items, twice that when wide: the low words, then the high
- * words; its length gives n), out[(f * 4 + c) * n + p] receives the same sum over the
- * worlds with card c of family f (if free) with owner p. */
+ * done (None where the formula does not apply or the memory is above the limit).  With
+ * owners (each slot's owner, 0 to n - 1, or -1 for none) and out (n_families * 4 * n
+ * 64-bit items, twice that when wide: the low words, then the high words; its length
+ * gives n), out[(f * 4 + c) * n + p] receives the same sum over the worlds with card c
+ * of family f (if free) with owner p. */
 static PyObject *ryser(PyObject *self, PyObject *args) {
     PyObject *cap_obj, *fam_obj, *owners_obj = Py_None, *out_obj = Py_None;
     int wide;

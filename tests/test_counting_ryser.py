@@ -426,8 +426,8 @@ def test_the_primality_test_agrees_with_sympy(n: int) -> None:
 
 
 def test_the_primality_test_on_pseudoprimes() -> None:
-    """Carmichael numbers and strong pseudoprimes to small bases are composite, and the
-    primes next to them are found."""
+    """Carmichael numbers and strong pseudoprimes to small bases are composite; the
+    Mersenne prime 2^61 - 1 and the largest prime below 2^62 are prime."""
     from sympy import isprime
 
     tricky = [

@@ -187,11 +187,9 @@ def main() -> None:
         )
 
 
-def lone_holder() -> tuple[float, int, int]:
-    """The lone holder's run (see the module's text), each event counted afresh as
-    ``count_worlds()`` counts it; prints the worst event per number of draws and returns
-    the worst of all (seconds), the number of draws and the base-2 logarithm of the
-    largest dense table's entries."""
+def lone_holder_game() -> kw.Game:
+    """The lone holder's game (see the module's text): 52 cards, A, B and C with seven
+    each; B and C hand all their cards to A, and A draws the whole 31-card stock."""
     deck = kw.Deck.standard()
     ranks = ["2", "3", "4", "5", "6", "7", "8"]
     hands = {p: [r + suit for r in ranks] for p, suit in zip("ABC", "SHD", strict=True)}
@@ -202,6 +200,15 @@ def lone_holder() -> tuple[float, int, int]:
     for target, suit in (("B", "H"), ("C", "D")):
         for r in ranks:
             game.ask(target, r + suit)
+    return game
+
+
+def lone_holder() -> tuple[float, int, int]:
+    """The lone holder's run (:func:`lone_holder_game`), each event counted afresh as
+    ``count_worlds()`` counts it; prints the worst event per number of draws and returns
+    the worst of all (seconds), the number of draws and the base-2 logarithm of the
+    largest dense table's entries."""
+    game = lone_holder_game()
     record = game.record
     print("\na lone holder's run: 52 cards, A draws the whole stock after B and C are out")
     print(f"{'draws':>5}  {'worst event (ms)':>16}  {'dense table entries':>19}", flush=True)

@@ -15,7 +15,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kwartet_testing import on_random_positions, public_history, random_position, viewer_infos
+from kwartet_testing import (
+    load_script,
+    on_random_positions,
+    public_history,
+    random_position,
+    viewer_infos,
+)
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
@@ -528,16 +534,7 @@ def test_a_lone_holders_draws_are_merged_though_the_formula_is_cheaper_than_the_
     products, far below what Ryser's formula would take, though the merged draws' loose
     bound before they start is above the formula's share: they are tried against the
     tables' share and answer, the formula's count."""
-    deck = kw.Deck.standard()
-    ranks = ["2", "3", "4", "5", "6", "7", "8"]
-    hands = {p: [r + suit for r in ranks] for p, suit in zip("ABC", "SHD", strict=True)}
-    dealt = {code for cards in hands.values() for code in cards}
-    stock = [c.code for c in deck.cards if c.code not in dealt]
-    np.random.default_rng(1).shuffle(stock)
-    game = kw.Game.from_hands(deck, hands, first="A", rules=kw.RuleSet.preset("fish"), stock=stock)
-    for target, suit in (("B", "H"), ("C", "D")):
-        for r in ranks:
-            game.ask(target, r + suit)
+    game = load_script("experiments/bench_draw_pile.py").lone_holder_game()
     # B and C are out: A draws the whole stock.  The record up to A's 20th draw.
     record = game.record
     draws = [i for i, e in enumerate(record) if isinstance(e, kw.events.Drew)]

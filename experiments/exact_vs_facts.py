@@ -674,8 +674,8 @@ def build_catalogue(
             "category": name, "title": TITLES[name], "found": True, "game": game["game"],
             "seed": game["seed"], "seating": game["seating"], "turn": spot["turn"],
             "player": spot["player"], "card": spot["card"], "holder": why.known_holder,
-            "hand": [c.code for c in state._source.hand(spot["player"])],
-            "hand_sizes": state._source.hand_sizes,
+            "hand": [c.code for c in state.source.hand(spot["player"])],
+            "hand_sizes": state.source.hand_sizes,
             "explanation": str(why), "kinds": sorted({f.kind for f in why.facts}),
             "true_holder": spot["holder"],
             "facts_candidates": list(_fact_list_of(state, spot["player"]).candidates(spot["card"])),
@@ -687,7 +687,7 @@ def build_catalogue(
 
 def _fact_list_of(state: Any, player: str) -> FactKnowledge:
     facts = FactKnowledge(player)
-    facts.update(state._source.view(player))
+    facts.update(state.source.view(player))
     return facts
 
 

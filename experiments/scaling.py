@@ -188,7 +188,7 @@ def programme_size(state: Any, players: Sequence[str]) -> tuple[int, int]:
     read from the state's cache: the ones that just answered, not recomputed)."""
     states = term_states = 0
     for player in players:
-        counter = state._counter((player,))  # cached by location_probabilities
+        counter = state.world_counter((player,))  # kept by the state
         states += counter.programme_state_total()
         stack = [counter]
         while stack:  # the kernel's work: each family's terms times its states

@@ -63,3 +63,15 @@ class ModelTooLargeError(KwartetError):
 class ModelFileError(ModelError):
     """A saved Kripke model or knowledge structure that is not valid JSON, has the wrong
     format or version, or does not describe a model."""
+
+
+class UnknownToViewerError(KwartetError):
+    """A formula whose truth differs between the worlds that the player whose view built
+    the state considers possible: that player cannot tell whether it holds.  It means
+    nothing else: a formula an engine cannot evaluate raises
+    :class:`UnsupportedFormulaError`, one too large for it :class:`ModelTooLargeError`."""
+
+
+class UnsupportedFormulaError(KwartetError):
+    """A formula that the chosen engine cannot evaluate on this state (the message names
+    the engine and the engines that can)."""

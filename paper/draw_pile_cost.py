@@ -36,7 +36,7 @@ def main() -> None:
                 for p in game.players:
                     state.location_probabilities(p)
                 times.append(time.perf_counter() - start)
-                widest = max(widest, len(state._counter((players[0],)).dims))
+                widest = max(widest, len(state.world_counter((players[0],)).dims))
             draws = sum(isinstance(e, Drew) for e in game.record)
             print(
                 f"fish, 32 cards, {len(players)} players, seed {seed}: {len(times)} asks, "

@@ -85,7 +85,7 @@ def without_no_complete_family_rule(game: kw.Game, player: str | None) -> int:
     viewers = []
     if player is not None:
         state = kw.knowledge(game)
-        viewers = [state._info(player)]
+        viewers = [state.private_info(player)]
     return WorldCounter(history, viewers).count
 
 

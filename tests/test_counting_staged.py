@@ -49,7 +49,7 @@ def test_staged_count_on_runs_of_draws(seed: int, monkeypatch) -> None:
     game = random_game(("fish", 2, ["A", "B"], {"cards_each": 2}), seed, 12)
     k = kw.knowledge(game)
     for viewer in (None, *game.players):
-        viewers = () if viewer is None else [k._info(viewer)]
+        viewers = () if viewer is None else [k.private_info(viewer)]
         assert _count(k.history, viewers, True, monkeypatch) == k.count_worlds(viewer)
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from kwartet_testing import SMALL_SETUPS, nested_formulas, random_game
 
 import kwartet_epistemic as kw
-from kwartet_epistemic.epistemics.state import UnknownToViewerError
+from kwartet_epistemic.errors import UnknownToViewerError
 from kwartet_epistemic.epistemics.symbolic import shortcut_holds
 from kwartet_epistemic.logic import Atom, C, K, Not, parse
 
@@ -27,7 +27,7 @@ def _outcome(ask) -> object:
 
 def _agree(state, explicit, formula) -> None:
     fast = _outcome(lambda: state.holds(formula))
-    plain = _outcome(lambda: state._symbolic().holds(formula))
+    plain = _outcome(lambda: state.engine_named("symbolic").structure().holds(formula))
     reference = _outcome(lambda: explicit.holds(formula))
     assert fast == plain == reference, str(formula)
     decided = shortcut_holds(state, formula)
@@ -121,5 +121,5 @@ def test_shortcuts_agree_with_the_bdd_route_on_the_full_deck(asks):
     for state in (table, view):
         for text in formulas:
             fast = _outcome(partial(state.holds, text))
-            plain = _outcome(partial(state._symbolic().holds, text))
+            plain = _outcome(partial(state.engine_named("symbolic").structure().holds, text))
             assert fast == plain, text

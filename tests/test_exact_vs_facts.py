@@ -49,7 +49,7 @@ def test_rows_agree_with_knowledge_built_afresh_at_later_turns(played):
     for result in played[:2]:
         for turn in (result.asks // 2, result.asks):
             state = evf.play_game(result.index, result.seed, (turn, "A", "7S"))
-            game = state._source
+            game = state.source
             for row in (r for r in result.rows if r["turn"] == turn):
                 p = row["player"]
                 facts = FactKnowledge(p)
@@ -74,7 +74,7 @@ def test_counting_rules_only_conclude_what_the_exact_state_knows(played):
     result = played[0]
     for turn in range(0, result.asks + 1, 4):
         state = evf.play_game(result.index, result.seed, (turn, "A", "7S"))
-        game = state._source
+        game = state.source
         for p in game.players:
             facts, exact = FactKnowledge(p), ExactKnowledge(p)
             facts.update(game.view(p))

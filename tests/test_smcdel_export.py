@@ -477,7 +477,7 @@ def test_smcdel_agrees_on_random_game_positions(setup):
         picked = [atoms[i] for i in rng.choice(len(atoms), size=5, replace=False)]
         queries = [random_formula(rng, players, picked, depth=2) for _ in range(6)]
         state = kw.knowledge(game)
-        symbolic = state._symbolic()
+        symbolic = state.engine_named("symbolic").structure()
         structure = symbolic.structure
         # WHERE? prints every state: asked only where there are few
         few = structure.count_states() <= 300

@@ -1,11 +1,13 @@
-"""Truth of formulas on the epistemic state of a game.
+"""The counting engine, and ``"auto"``: truth of formulas by counting worlds.
 
 The counting engine answers every formula whose modal operators (K, M, Kw, E, D) apply to
 propositional formulas over the atoms ``has(P, card)``: ``K_P ψ`` holds iff no world that
 P considers possible satisfies ``¬ψ``, and that is a count (zero or not) of the worlds
-under extra restrictions, one per term of ``¬ψ`` in disjunctive normal form.
-Nested modalities, common knowledge and announcements go to the explicit engine for
-teaching sizes.
+under extra restrictions, one per term of ``¬ψ`` in disjunctive normal form.  A part it
+cannot count (nested modalities, common knowledge, announcements) goes to the explicit
+engine at teaching sizes; beyond them :class:`CountingEngine` refuses it
+(:class:`~kwartet_epistemic.errors.UnsupportedFormulaError`) and :class:`AutoEngine`
+hands it to the symbolic engine.
 
 >>> import kwartet_epistemic as kw
 >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
@@ -24,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kwartet_epistemic.epistemics.counting import WorldCounter
-from kwartet_epistemic.errors import KwartetError
+from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT
+from kwartet_epistemic.errors import KwartetError, UnknownToViewerError, UnsupportedFormulaError
 from kwartet_epistemic.game import Game
 from kwartet_epistemic.logic import (
     And,
@@ -49,22 +52,20 @@ from kwartet_epistemic.logic.formula import formula_excerpt
 if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.state import EpistemicState
 
-__all__ = ["canonical_formula", "evaluate", "UnsupportedFormulaError"]
+__all__ = ["AutoEngine", "CountingEngine", "canonical_formula", "evaluate", "UnsupportedFormulaError"]
 
 _MAX_TERMS = 512  # terms of a conjunction's normal form
 _MAX_COUNTS = 4096  # terms of a disjunction's: each is one count of worlds
 _MAX_WORK = 4_000_000  # unions and term copies of one normal form: a few seconds
 
 
-class UnsupportedFormulaError(KwartetError):
-    """A formula that no available engine can evaluate on this state."""
-
-
 Literal = tuple[int, str, bool]  # (card index, player, positive)
 
 
 def evaluate(state: EpistemicState, formula: Any) -> bool:
-    """Truth of ``formula`` (a Formula or its text) at the actual world of ``state``.
+    """Truth of ``formula`` (a Formula or its text) at the actual world of ``state``,
+    by the state's engine (see :meth:`EpistemicState.holds
+    <kwartet_epistemic.epistemics.state.EpistemicState.holds>`).
 
     Every atom is first read against the game: ``has(P, card)`` with P a player and the
     card in any spelling the deck knows (``7S``, ``7s``, ``7♠``, ``seven of spades``),
@@ -83,16 +84,7 @@ def evaluate(state: EpistemicState, formula: Any) -> bool:
     f = parse(formula) if isinstance(formula, str) else formula
     if not isinstance(f, Formula):
         raise KwartetError(f"formula {formula!r}: expected a Formula or formula text")
-    f = canonical_formula(state, f)
-    if state.engine == "symbolic":
-        return _symbolic_holds(state, f)
-    if state.engine == "explicit":
-        from kwartet_epistemic.epistemics.explicit import explicit_holds
-
-        return bool(explicit_holds(state, f))
-    if state.viewer is not None:
-        return _evaluate_for_viewer(state, f)
-    return _truth(state, f)
+    return state.engine_named(state.engine).truth(canonical_formula(state, f))
 
 
 def canonical_formula(state: EpistemicState, formula: Formula) -> Formula:
@@ -128,75 +120,6 @@ def canonical_formula(state: EpistemicState, formula: Formula) -> Formula:
     return formula.fold(rebuild)
 
 
-def _truth(state: EpistemicState, root: Formula) -> bool:
-    """Truth at the actual world of the god's-eye state (left to right, short-circuit)."""
-    game = state._source
-    memo: dict[int, bool] = {}
-
-    def truth(f: Formula) -> Step[bool]:
-        known = memo.get(id(f))
-        if known is not None:
-            return known
-        value: bool
-        if isinstance(f, Top):
-            value = True
-        elif isinstance(f, Bottom):
-            value = False
-        elif isinstance(f, Atom):
-            card, player = _atom(state, f)
-            assert isinstance(game, Game)  # a view-based state asks only about knowledge
-            value = state.deck.cards[card] in game.hand(player)
-        elif isinstance(f, Not):
-            value = not (yield truth(f.operand))
-        elif isinstance(f, And):
-            value = bool((yield truth(f.left)) and (yield truth(f.right)))
-        elif isinstance(f, Or):
-            value = bool((yield truth(f.left)) or (yield truth(f.right)))
-        elif isinstance(f, Implies):
-            value = bool((not (yield truth(f.left))) or (yield truth(f.right)))
-        elif isinstance(f, Iff):
-            value = (yield truth(f.left)) == (yield truth(f.right))
-        elif isinstance(f, K):
-            value = _knows(state, (f.agent,), f.operand)
-        elif isinstance(f, M):
-            value = not _knows(state, (f.agent,), Not(f.operand))
-        elif isinstance(f, Kw):
-            value = _knows(state, (f.agent,), f.operand) or _knows(
-                state, (f.agent,), Not(f.operand)
-            )
-        elif isinstance(f, E):
-            value = all(_knows(state, (a,), f.operand) for a in f.group)
-        elif isinstance(f, D):
-            value = _knows(state, f.group, f.operand)
-        else:
-            value = _fallback(state, f)
-        memo[id(f)] = value
-        return value
-
-    return run(truth(root))
-
-
-def _evaluate_for_viewer(state: EpistemicState, f: Formula) -> bool:
-    viewer = state.viewer
-    assert viewer is not None
-    negated = False
-    while isinstance(f, Not):
-        f, negated = f.operand, not negated
-    if isinstance(f, K | M | Kw) and f.agent == viewer:
-        return _truth(state, f) != negated  # the viewer's own knowledge needs no actual world
-    if _is_propositional(f):
-        if _knows(state, (viewer,), f):
-            return not negated
-        if _knows(state, (viewer,), Not(f)):
-            return negated
-    from kwartet_epistemic.epistemics.state import UnknownToViewerError
-
-    raise UnknownToViewerError(
-        f"{viewer} cannot tell whether {formula_excerpt(f)} holds (it is true in some of "
-        f"{viewer}'s worlds and false in others, or it concerns what others know)"
-    )
-
-
 _PROPOSITIONAL = (Top, Bottom, Atom, Not, And, Or, Implies, Iff)
 
 
@@ -229,49 +152,260 @@ def _atom(state: EpistemicState, atom: Atom) -> tuple[int, str]:
     return state.deck.card(card_text).index, player
 
 
-def _knows(state: EpistemicState, group: Sequence[str], operand: Formula) -> bool:
-    """Whether the pooled information of ``group`` rules out every world where
-    ``operand`` fails (K for one agent, D for several)."""
-    modal = K(group[0], operand) if len(group) == 1 else D(group, operand)
-    if not _is_propositional(operand):
-        return _fallback(state, modal)
-    try:
-        terms = _dnf(state, Not(operand), positive=True)
-    except UnsupportedFormulaError:
-        if state.engine != "auto":
-            raise
-        return _fallback(state, modal)  # a normal form too large to count term by term
-    state._catch_up()
-    history = state._history
-    infos = [state._info(p) for p in sorted(set(group))]
-    possible: np.ndarray | None = None  # which origins the group's worlds allow each card
-    for term in terms:
-        restrict: dict[int, int] = {}
-        feasible = True
-        for card, player, positive in term:
-            where = history.location[card]
-            if where is not None:
-                if (where == player) != positive:
-                    feasible = False
-                    break
-                continue
-            reach = history.reach[player]
-            restrict[card] = restrict.get(card, -1) & (reach if positive else ~reach)
-        if not feasible:
-            continue
-        if len(restrict) == 1:
-            # One card: the group's origin table says whether a world allows it, so a
-            # long conjunction under K costs one count, not one per conjunct.
-            if possible is None:
-                possible = state._counter(tuple(sorted(set(group)))).origin_table() != 0
-            ((card, allowed),) = restrict.items()
-            if any(possible[card, s] for s in range(possible.shape[1]) if allowed >> s & 1):
-                return False
-            continue
-        if WorldCounter(history, infos, restrict).count > 0:
-            return False
-    return True
+class CountingEngine:
+    """The counting engine: counts, location counts and formulas by the family-by-family
+    counting programme (:class:`~kwartet_epistemic.epistemics.counting.WorldCounter`),
+    at any table size.
 
+    Formulas: K, M, Kw, E and D of propositional formulas are counts; a part beyond
+    that is answered by the explicit engine where the state has at most a quarter of
+    :data:`~kwartet_epistemic.epistemics.explicit.EXPLICIT_LIMIT` worlds, and refused
+    (:class:`~kwartet_epistemic.errors.UnsupportedFormulaError`) above.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> engine = kw.knowledge(game, engine="counting").engine_named("counting")
+    >>> engine.count_worlds("A")
+    9096824880
+    >>> engine.truth(parse("K_A has(A, " + game.hand("A")[0].code + ")"))
+    True
+    """
+
+    name = "counting"
+
+    def __init__(self, state: EpistemicState) -> None:
+        self._state = state
+        self._places: dict[str, tuple[int, list[str | None]]] = {}
+        self._slot_places: tuple[np.ndarray, list[str]] | None = None
+
+    @property
+    def state(self) -> EpistemicState:
+        """The epistemic state this engine answers for."""
+        return self._state
+
+    # ----- counts ---------------------------------------------------------------------
+
+    def count_worlds(self, player: str | None) -> int:
+        """The worlds consistent with the record (``player``'s, if given)."""
+        return self.state.world_counter(() if player is None else (player,)).count
+
+    def location_table(self, player: str | None) -> tuple[np.ndarray, int]:
+        """``[n_cards, n_players]`` location counts (int64 where every count fits, else
+        Python ints) of ``player``'s worlds (all worlds for None), and their number."""
+        counter = self.state.world_counter(() if player is None else (player,))
+        return counter.location_table(), counter.count
+
+    def known_place(self, player: str, card: int) -> str | None:
+        """Where ``player`` knows the unseen card (deck index ``card``) lies, else None
+        (worked out for every card at once, once per public version)."""
+        history = self.state.history
+        cached = self._places.get(player)  # only ever holds players of the game
+        if cached is None or cached[0] != history.version:
+            cached = (history.version, self._known_places(player))
+            self._places[player] = cached
+        return cached[1][card]
+
+    def _known_places(self, player: str) -> list[str | None]:
+        state = self.state
+        counter = state.world_counter((player,))
+        history = state.history
+        n_slots = len(history.slot_owner)
+        if self._slot_places is None or len(self._slot_places[0]) != n_slots:
+            names = [
+                owner or name
+                for owner, name in zip(history.slot_owner, history.slot_names, strict=True)
+            ]
+            place_index = {name: i for i, name in enumerate(dict.fromkeys(names))}
+            place_of_slot = np.array([place_index[name] for name in names], dtype=np.int64)
+            self._slot_places = (place_of_slot, list(place_index))
+        place_of_slot, place_names = self._slot_places
+        possible = counter.origin_table() != 0
+        if len(place_names) == n_slots:  # no draws: every slot is a place of its own
+            only = np.where(possible.sum(axis=1) == 1, possible.argmax(axis=1), -1).tolist()
+            return [place_names[slot] if slot >= 0 else None for slot in only]
+        # A card is located when all its possible origin slots name one place.
+        lowest = np.where(possible, place_of_slot, len(place_names)).min(axis=1)
+        highest = np.where(possible, place_of_slot, -1).max(axis=1)
+        return [
+            place_names[low] if low == high else None
+            for low, high in zip(lowest.tolist(), highest.tolist(), strict=True)
+        ]
+
+    # ----- formulas -------------------------------------------------------------------
+
+    def truth(self, formula: Formula) -> bool:
+        """Truth of a canonical formula at the actual world; on a player's view, whether
+        it holds in all the viewer's worlds (True) or in none (False), and
+        :class:`~kwartet_epistemic.errors.UnknownToViewerError` where that differs."""
+        if self.state.viewer is not None:
+            return self._viewer_truth(formula)
+        return self._truth(formula)
+
+    def knows(self, group: Sequence[str], operand: Formula) -> bool:
+        """Whether the pooled information of ``group`` (one player: K; several: D; none:
+        the public record) rules out every world where ``operand`` fails.
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+        >>> counting = kw.knowledge(game).engine_named("counting")
+        >>> counting.knows(["A"], parse("has(A, 7C)")), counting.knows([], parse("has(A, 7C)"))
+        (True, False)
+        """
+        state = self.state
+        if not group:
+            return not self._counts_some(group, Not(operand))
+        modal = K(group[0], operand) if len(group) == 1 else D(group, operand)
+        if not _is_propositional(operand):
+            return self.fallback(modal)
+        try:
+            return not self._counts_some(group, Not(operand))
+        except UnsupportedFormulaError:
+            if state.engine == "counting":
+                raise
+            return self.fallback(modal)  # a normal form too large to count term by term
+
+    def _counts_some(self, group: Sequence[str], formula: Formula) -> bool:
+        """Whether some world of ``group``'s pooled information satisfies the
+        propositional ``formula`` (one count per term of its normal form)."""
+        state = self.state
+        terms = _dnf(state, formula, positive=True)
+        history = state.history
+        players = tuple(sorted(set(group)))
+        infos = [state.private_info(p) for p in players]
+        possible: np.ndarray | None = None  # which origins the group's worlds allow each card
+        for term in terms:
+            restrict: dict[int, int] = {}
+            feasible = True
+            for card, player, positive in term:
+                where = history.location[card]
+                if where is not None:
+                    if (where == player) != positive:
+                        feasible = False
+                        break
+                    continue
+                reach = history.reach[player]
+                restrict[card] = restrict.get(card, -1) & (reach if positive else ~reach)
+            if not feasible:
+                continue
+            if len(restrict) == 1:
+                # One card: the group's origin table says whether a world allows it, so a
+                # long conjunction under K costs one count, not one per conjunct.
+                if possible is None:
+                    possible = state.world_counter(players).origin_table() != 0
+                ((card, allowed),) = restrict.items()
+                if any(possible[card, s] for s in range(possible.shape[1]) if allowed >> s & 1):
+                    return True
+                continue
+            if WorldCounter(history, infos, restrict).count > 0:
+                return True
+        return False
+
+    def fallback(self, formula: Formula) -> bool:
+        """A formula beyond counting: the explicit engine at teaching sizes (a quarter
+        of :data:`~kwartet_epistemic.epistemics.explicit.EXPLICIT_LIMIT` worlds),
+        refused above."""
+        state = self.state
+        if state.world_counter(()).count <= EXPLICIT_LIMIT // 4:
+            return state.engine_named("explicit").truth(formula)
+        raise UnsupportedFormulaError(
+            f"formula {formula_excerpt(formula)}: the counting engine answers K, M, Kw, E "
+            "and D of propositional formulas (and the rest up to "
+            f"{EXPLICIT_LIMIT // 4:,} worlds, by the explicit engine); this state has "
+            f"{state.world_counter(()).count:,}: use engine='auto' or 'symbolic' for "
+            "nested knowledge, C and announcements"
+        )
+
+    def _viewer_truth(self, f: Formula) -> bool:
+        state = self.state
+        viewer = state.viewer
+        assert viewer is not None
+        negated = False
+        while isinstance(f, Not):
+            f, negated = f.operand, not negated
+        if isinstance(f, K | M | Kw) and f.agent == viewer:
+            return self._truth(f) != negated  # the viewer's own knowledge: no actual world
+        if not _is_propositional(f):
+            # True in all the viewer's worlds, false in all, or neither (refused there).
+            return self.fallback(f) != negated
+        if self.knows((viewer,), f):
+            return not negated
+        if self.knows((viewer,), Not(f)):
+            return negated
+        raise UnknownToViewerError(
+            f"{viewer} cannot tell whether {formula_excerpt(f)} holds: it is true in some "
+            f"of {viewer}'s worlds and false in others"
+        )
+
+    def _truth(self, root: Formula) -> bool:
+        """Truth at the actual world (left to right, short-circuit); on a view only of
+        the viewer's own knowledge."""
+        state = self.state
+        game = state.source
+        memo: dict[int, bool] = {}
+
+        def truth(f: Formula) -> Step[bool]:
+            known = memo.get(id(f))
+            if known is not None:
+                return known
+            value: bool
+            if isinstance(f, Top):
+                value = True
+            elif isinstance(f, Bottom):
+                value = False
+            elif isinstance(f, Atom):
+                card, player = _atom(state, f)
+                assert isinstance(game, Game)  # a view-based state asks only about knowledge
+                value = state.deck.cards[card] in game.hand(player)
+            elif isinstance(f, Not):
+                value = not (yield truth(f.operand))
+            elif isinstance(f, And):
+                value = bool((yield truth(f.left)) and (yield truth(f.right)))
+            elif isinstance(f, Or):
+                value = bool((yield truth(f.left)) or (yield truth(f.right)))
+            elif isinstance(f, Implies):
+                value = bool((not (yield truth(f.left))) or (yield truth(f.right)))
+            elif isinstance(f, Iff):
+                value = (yield truth(f.left)) == (yield truth(f.right))
+            elif isinstance(f, K):
+                value = self.knows((f.agent,), f.operand)
+            elif isinstance(f, M):
+                value = not self.knows((f.agent,), Not(f.operand))
+            elif isinstance(f, Kw):
+                value = self.knows((f.agent,), f.operand) or self.knows(
+                    (f.agent,), Not(f.operand)
+                )
+            elif isinstance(f, E):
+                value = all(self.knows((a,), f.operand) for a in f.group)
+            elif isinstance(f, D):
+                value = self.knows(f.group, f.operand)
+            else:
+                value = self.fallback(f)
+            memo[id(f)] = value
+            return value
+
+        return run(truth(root))
+
+
+class AutoEngine(CountingEngine):
+    """``engine="auto"``: the counting engine, and for a part it cannot count the
+    explicit engine at teaching sizes, the symbolic engine beyond.  It answers every
+    formula that the state settles (on a player's view: true in all the viewer's worlds
+    or in none), with the explicit engine's answer wherever that fits.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+    >>> kw.knowledge(game.view("A")).holds("K_B has(B, 7H) | ~K_B has(B, 7H)")
+    True
+    """
+
+    name = "auto"
+
+    def fallback(self, formula: Formula) -> bool:
+        """A formula beyond counting: explicit at teaching sizes, symbolic beyond."""
+        state = self.state
+        if state.world_counter(()).count <= EXPLICIT_LIMIT // 4:
+            return state.engine_named("explicit").truth(formula)
+        return state.engine_named("symbolic").truth(formula)
 
 Term = frozenset[Literal]
 Normal = tuple[list[Term], Term]
@@ -407,27 +541,3 @@ def _dnf(state: EpistemicState, root: Formula, positive: bool) -> list[Term]:
     return run(terms(root, positive))[0]
 
 
-def _fallback(state: EpistemicState, f: Formula) -> bool:
-    """Nested modalities, C and announcements: the explicit engine at teaching sizes, the
-    symbolic engine beyond."""
-    from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT, explicit_holds
-
-    if state.count_worlds() <= EXPLICIT_LIMIT // 4:
-        return bool(explicit_holds(state, f))
-    if state.engine == "counting":
-        raise UnsupportedFormulaError(
-            f"formula {formula_excerpt(f)}: the counting engine answers K, M, Kw, E and D of "
-            "propositional formulas; use engine='auto' or 'symbolic' for nested knowledge, C and announcements"
-        )
-    return _symbolic_holds(state, f)
-
-
-def _symbolic_holds(state: EpistemicState, f: Formula) -> bool:
-    """The symbolic engine's answer: from the game's structure where that settles it
-    (no BDD is built), else from the knowledge structure's BDDs."""
-    from kwartet_epistemic.epistemics.symbolic import shortcut_holds
-
-    answer = shortcut_holds(state, f)
-    if answer is not None:
-        return answer
-    return bool(state._symbolic().holds(f))

@@ -285,10 +285,10 @@ class _Facts:
     """The facts of one record and the worlds of any subset of them, for one player."""
 
     def __init__(self, state: EpistemicState, player: str) -> None:
-        record = [event.public() for event in state._record()]
+        record = [event.public() for event in state.record]
         self.record = record
         self.deck = state.deck
-        self.info: PrivateInfo = state._info(player)
+        self.info: PrivateInfo = state.private_info(player)
         recorder = _Recorder(state.deck, state.players, state.rules)
         recorder.extend(record)
         self.full = recorder
@@ -501,7 +501,7 @@ def facts_force(
     >>> facts_force(k, "A", "7D", why.facts), facts_force(k, "A", "7D", ())
     (True, False)
     """
-    state._check_player(player)
+    state.check_player(player)
     c = state.deck.card(card)
     base = _facts_of(state, player)
     where = state.knows_location(player, c)
@@ -563,7 +563,7 @@ def explain(state: EpistemicState, player: str, card: Card | str) -> Explanation
     >>> print(explain(kw.knowledge(game), "C", "7D"))
     C knows C holds 7♦: it is in C's own hand.
     """
-    state._check_player(player)
+    state.check_player(player)
     c = state.deck.card(card)  # UnknownCardError names the card
     where = state.knows_location(player, c)
     base = _facts_of(state, player)
@@ -639,7 +639,7 @@ def _probabilities(
 ) -> tuple[tuple[str, Fraction], ...]:
     if where is not None:
         return ((where, Fraction(1)),)
-    counter = state._counter((player,))
+    counter = state.world_counter((player,))
     history = state.history
     row = counter.origin_table()[card.index]
     total = counter.count

@@ -22,7 +22,7 @@ import numpy as np
 
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory
-from kwartet_epistemic.errors import KwartetError, ModelTooLargeError
+from kwartet_epistemic.errors import KwartetError, ModelTooLargeError, UnknownToViewerError
 from kwartet_epistemic.kripke import KripkeModel
 from kwartet_epistemic.logic import Formula
 from kwartet_epistemic.logic.formula import formula_excerpt
@@ -30,7 +30,7 @@ from kwartet_epistemic.logic.formula import formula_excerpt
 if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.state import EpistemicState
 
-__all__ = ["EXPLICIT_LIMIT", "enumerate_origins", "build_model", "explicit_holds"]
+__all__ = ["EXPLICIT_LIMIT", "ExplicitEngine", "enumerate_origins", "build_model", "explicit_holds"]
 
 EXPLICIT_LIMIT = 2_100_000
 """The largest number of worlds the explicit engine builds (a 16-card, 3-player deal fits)."""
@@ -166,20 +166,129 @@ def _parse_has(name: str, history: PublicHistory) -> tuple[int, str]:
 
 
 def explicit_holds(state: EpistemicState, formula: Formula) -> Any:
-    """Truth of any formula on the explicit model of ``state`` (see EpistemicState.holds)."""
-    model = state.kripke_model()
-    if state.viewer is None:
-        return model.holds(formula)
-    truth = model.truth_set(formula)
-    mine = state._viewer_worlds()
-    if truth[mine].all():
-        return True
-    if not truth[mine].any():
-        return False
-    from kwartet_epistemic.epistemics.state import UnknownToViewerError
+    """Truth of any formula on the explicit model of ``state`` (see
+    :meth:`ExplicitEngine.truth`)."""
+    return state.engine_named("explicit").truth(formula)
 
-    raise UnknownToViewerError(
-        f"{state.viewer} cannot tell whether {formula_excerpt(formula)} holds: it is true in "
-        "some of "
-        f"{state.viewer}'s worlds and false in others"
-    )
+
+class ExplicitEngine:
+    """The explicit engine: the enumerated :class:`~kwartet_epistemic.KripkeModel` of a
+    state (teaching sizes, up to :data:`EXPLICIT_LIMIT` worlds), the reference the other
+    engines are tested against.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+    >>> engine = kw.knowledge(game.view("A"), engine="explicit").engine_named("explicit")
+    >>> engine.count_worlds("A"), engine.truth(kw.parse("~K_B has(A, 7H)"))
+    (10, True)
+    """
+
+    name = "explicit"
+
+    def __init__(self, state: EpistemicState) -> None:
+        self._state = state
+        self._model: tuple[Any, KripkeModel, np.ndarray] | None = None
+
+    @property
+    def state(self) -> EpistemicState:
+        """The epistemic state this engine answers for."""
+        return self._state
+
+    def kripke_model(self, limit: int | None = None) -> KripkeModel:
+        """The state's Kripke model (see :meth:`EpistemicState.kripke_model
+        <kwartet_epistemic.epistemics.state.EpistemicState.kripke_model>`), built once
+        per public version and limit."""
+        return self._built(limit)[0]
+
+    def origins(self) -> np.ndarray:
+        """The model's worlds as rows of origin slots, one column per card."""
+        return self._built(None)[1]
+
+    def _built(self, limit: int | None) -> tuple[KripkeModel, np.ndarray]:
+        state = self.state
+        history = state.history
+        key = (history.version, limit)
+        if self._model is None or self._model[0] != key:
+            actual = state.actual_origins() if state.viewer is None else None
+            model, origins = build_model(
+                history, [], actual, EXPLICIT_LIMIT if limit is None else limit
+            )
+            self._model = (key, model, origins)
+        return self._model[1], self._model[2]
+
+    def worlds(self, player: str | None) -> np.ndarray:
+        """Mask of the model's worlds that ``player`` considers possible (all for None)."""
+        state = self.state
+        model = self.kripke_model()
+        if player is None:
+            return np.ones(model.n_worlds, dtype=bool)
+        if player == state.viewer:
+            return self._viewer_worlds()
+        state.private_info(player)  # refuses another player's worlds on a view
+        if model.actual is None:
+            raise KwartetError("the explicit model has no actual world")
+        mask = np.zeros(model.n_worlds, dtype=bool)
+        mask[model.indistinguishable(player, model.actual)] = True
+        return mask
+
+    def _viewer_worlds(self) -> np.ndarray:
+        state = self.state
+        viewer = state.viewer
+        assert viewer is not None
+        origins = self.origins()
+        info = state.private_info(viewer)
+        history = state.history
+        own = {state.players.index(viewer)}
+        expected = {c: state.players.index(viewer) for c in info.dealt}
+        for number, card in info.draws:
+            own.add(history.draw_slots[number])
+            expected[card] = history.draw_slots[number]
+        mine = np.isin(origins, sorted(own))
+        target = np.zeros(origins.shape[1], dtype=bool)
+        target[list(expected)] = True
+        ok = (mine == target).all(axis=1)
+        for card, slot in expected.items():
+            ok &= origins[:, card] == slot
+        return ok
+
+    def count_worlds(self, player: str | None) -> int:
+        """The worlds consistent with the record (``player``'s, if given)."""
+        return int(self.worlds(player).sum())
+
+    def location_table(self, player: str | None) -> tuple[np.ndarray, int]:
+        """Location counts (Python ints) of ``player``'s worlds, and their number."""
+        state = self.state
+        model = self.kripke_model()
+        worlds = self.worlds(player)
+        result = np.zeros((len(state.deck), len(state.players)), dtype=object)
+        for c, card in enumerate(state.deck.cards):
+            for q, holder in enumerate(state.players):
+                mask = model.truth_set(f"has({holder}, {card.code})")
+                result[c, q] = int((mask & worlds).sum())
+        return result, int(worlds.sum())
+
+    def known_place(self, player: str, card: int) -> str | None:
+        """Where ``player`` knows the unseen card lies, else None."""
+        history = self.state.history
+        slots = set(self.origins()[self.worlds(player), card].tolist())
+        places = {history.slot_owner[s] or history.slot_names[s] for s in slots}
+        return places.pop() if len(places) == 1 else None
+
+    def truth(self, formula: Formula) -> bool:
+        """Truth at the actual world; on a player's view, whether the formula holds in
+        all the viewer's worlds (True) or in none (False), else
+        :class:`~kwartet_epistemic.errors.UnknownToViewerError`."""
+        state = self.state
+        model = self.kripke_model()
+        if state.viewer is None:
+            return bool(model.holds(formula))
+        truth = model.truth_set(formula)
+        mine = self._viewer_worlds()
+        if truth[mine].all():
+            return True
+        if not truth[mine].any():
+            return False
+        raise UnknownToViewerError(
+            f"{state.viewer} cannot tell whether {formula_excerpt(formula)} holds: it is "
+            f"true in some of {state.viewer}'s worlds and false in others"
+        )

@@ -24,8 +24,10 @@ import numpy as np
 from kwartet_epistemic._safejson import short
 from kwartet_epistemic.cards import Card
 from kwartet_epistemic.epistemics.counting import WorldCounter, exact_probabilities
+from kwartet_epistemic.epistemics.engines import ENGINES, Engine
+from kwartet_epistemic.epistemics.explicit import ExplicitEngine
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
-from kwartet_epistemic.errors import KwartetError
+from kwartet_epistemic.errors import KwartetError, UnknownToViewerError
 from kwartet_epistemic.events import Drew, Event, QuartetExposed
 from kwartet_epistemic.game import Game, PlayerView
 
@@ -33,10 +35,6 @@ if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.explain import Explanation
 
 __all__ = ["EpistemicState", "World", "knowledge", "UnknownToViewerError"]
-
-
-class UnknownToViewerError(KwartetError):
-    """A question that the player whose view built the state cannot answer."""
 
 
 @dataclass(frozen=True)
@@ -86,20 +84,20 @@ def knowledge(source: Game | PlayerView, engine: str = "auto") -> EpistemicState
     return EpistemicState(source, engine=engine)
 
 
-_ENGINES = ("auto", "counting", "explicit", "symbolic")
-
-
 class EpistemicState:
     """Exact knowledge of every player after the public record of a game.
 
     Worlds are the histories of the hidden cards consistent with everything public
     (the package's RULES.md, "What is public, exactly"); a player considers possible the worlds that
     agree with their own hand (and their own draws).  Counts are exact Python integers.
+    Every question goes to the engine named by ``engine`` (see
+    :mod:`~kwartet_epistemic.epistemics.engines`); the others stay available through
+    :meth:`engine_named`.
     """
 
     def __init__(self, source: Game | PlayerView, engine: str = "auto") -> None:
-        if not isinstance(engine, str) or engine not in _ENGINES:
-            raise KwartetError(f"engine {short(engine)}: expected one of {', '.join(_ENGINES)}")
+        if not isinstance(engine, str) or engine not in ENGINES:
+            raise KwartetError(f"engine {short(engine)}: expected one of {', '.join(ENGINES)}")
         if not isinstance(source, Game | PlayerView):
             raise KwartetError(
                 f"knowledge() of {source!r}: expected a Game or a PlayerView (game.view(player))"
@@ -114,13 +112,21 @@ class EpistemicState:
         self._private: dict[str, PrivateInfo] = {}
         self._counters: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
         self._samplers: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
-        self._places: dict[str, tuple[int, list[str | None]]] = {}
-        self._slot_places: tuple[np.ndarray, list[str]] | None = None
-        self._model: tuple[Any, Any, np.ndarray] | None = None
-        self._symbolic_state: tuple[int, Any] | None = None
+        self._engines: dict[str, Engine] = {}
         self._catch_up()
 
     # ----- following the game -------------------------------------------------------
+
+    @property
+    def source(self) -> Game | PlayerView:
+        """The game (god's-eye state) or the player's view this state follows."""
+        return self._source
+
+    @property
+    def record(self) -> Sequence[Event]:
+        """The events this state has taken in (the view's record on a player's view)."""
+        self._catch_up()
+        return self._source.record
 
     @property
     def history(self) -> PublicHistory:
@@ -128,8 +134,51 @@ class EpistemicState:
         self._catch_up()
         return self._history
 
-    def _record(self) -> Sequence[Event]:
-        return self._source.record
+    def follow(self, view: PlayerView) -> None:
+        """Take in a later view of the game this state follows (the same viewer).
+
+        The view replaces the one the state was built from; only its new events are
+        taken in, so that an agent keeps one state through a whole game.  A view of
+        another game (its record does not continue this one's) is refused: build a new
+        state for it.
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=1)
+        >>> mine = kw.knowledge(game.view("A"))
+        >>> first = game.legal_asks()[0]
+        >>> _ = game.ask(first.target, first.card)
+        >>> mine.follow(game.view("A"))
+        >>> mine.count_worlds("A") == kw.knowledge(game.view("A")).count_worlds("A")
+        True
+        """
+        if not isinstance(view, PlayerView) or self.viewer is None or view.player != self.viewer:
+            raise KwartetError(
+                f"follow({short(view)}): expected a later view of {self.viewer or 'a player'} "
+                "(this state follows "
+                + ("the whole game" if self.viewer is None else f"{self.viewer}'s view")
+                + ")"
+            )
+        if not self.continues(view):
+            raise KwartetError(
+                f"follow(): {view.player}'s view is not a later view of the game this state "
+                "follows (build a new state for another game)"
+            )
+        self._source = view
+        self._catch_up()
+
+    def continues(self, view: PlayerView) -> bool:
+        """Whether ``view`` is a view of the same viewer whose record continues the
+        record this state has taken in (the same game, later or equal).
+
+        The same game hands out the same event objects, so identity decides, not
+        equality: two games can have equal public records and different hands."""
+        if not isinstance(view, PlayerView) or view.player != self.viewer:
+            return False
+        seen = self._history.events_seen
+        record, mine = view.record, self._source.record
+        return seen == 0 or (
+            len(record) >= seen and record[0] is mine[0] and record[seen - 1] is mine[seen - 1]
+        )
 
     def _catch_up(self) -> None:
         seen = self._history.events_seen
@@ -141,14 +190,28 @@ class EpistemicState:
             if any(type(event) is Drew for event in new):
                 self._private.clear()
 
-    def _check_player(self, player: object) -> None:
+    def check_player(self, player: object) -> str:
+        """``player`` if it is a player of this game, else
+        :class:`~kwartet_epistemic.errors.KwartetError` naming it and the players."""
         if not isinstance(player, str) or player not in self.players:
             raise KwartetError(
                 f"player {short(player)} is not in this game; players are {', '.join(self.players)}"
             )
+        return player
 
-    def _info(self, player: str) -> PrivateInfo:
-        self._check_player(player)
+    def private_info(self, player: str) -> PrivateInfo:
+        """What ``player`` saw that others did not (their dealt hand and their draws).
+
+        On a player's view only the viewer's own is known: another player's raises
+        :class:`~kwartet_epistemic.errors.UnknownToViewerError`.
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+        >>> sorted(kw.knowledge(game.view("A")).private_info("A").dealt)
+        [3, 4, 5]
+        """
+        self.check_player(player)
+        self._catch_up()
         if player not in self._private:
             if isinstance(self._source, Game):
                 view = self._source.view(player)
@@ -163,19 +226,86 @@ class EpistemicState:
             self._private[player] = private_info(self.deck, player, hand, record)
         return self._private[player]
 
-    def _counter(self, players: Sequence[str] = ()) -> WorldCounter:
+    def world_counter(self, players: Sequence[str] = ()) -> WorldCounter:
+        """The counting programme of the worlds left by the pooled information of
+        ``players`` (none: every world consistent with the record), with its marginals;
+        kept until the record changes.
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+        >>> state = kw.knowledge(game)
+        >>> state.world_counter(["A"]).count == state.count_worlds("A")
+        True
+        """
         for player in players:
-            self._check_player(player)
+            self.check_player(player)
         self._catch_up()
         key = tuple(sorted(set(players)))
         version = self._history.version
         cached = self._counters.get(key)
         if cached is None or cached[0] != version:
-            infos = [self._info(p) for p in key]
+            infos = [self.private_info(p) for p in key]
             counter = WorldCounter(self._history, infos, marginals=True, stable_layout=True)
             self._counters[key] = (version, counter)
             return counter
         return cached[1]
+
+    def engine_named(self, name: str) -> Engine:
+        """This state's engine ``name`` (one of
+        :data:`~kwartet_epistemic.epistemics.engines.ENGINES`), made once and kept: the
+        state's own engine is ``engine_named(state.engine)``.
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+        >>> kw.knowledge(game).engine_named("symbolic").count_worlds(None)
+        560
+        """
+        engine = self._engines.get(name)
+        if engine is None:
+            if not isinstance(name, str) or name not in ENGINES:
+                raise KwartetError(f"engine {short(name)}: expected one of {', '.join(ENGINES)}")
+            engine = ENGINES[name](self)
+            self._engines[name] = engine
+        return engine
+
+    def actual_origins(self) -> dict[int, int]:
+        """The actual world as origin slots (card index -> the slot it came from): known
+        on the god's-eye state only (a view raises
+        :class:`~kwartet_epistemic.errors.UnknownToViewerError`)."""
+        game = self._source
+        if not isinstance(game, Game):
+            raise UnknownToViewerError(
+                f"this state was built from {self.viewer}'s view: the actual deal is unknown"
+            )
+        history = self.history
+        deal = game.initial_deal
+        origin: dict[int, int] = {}
+        for p in self.players:
+            for code in deal["hands"][p]:
+                origin[self.deck.card(code).index] = self.players.index(p)
+        for pile, slot in (("aside", history.aside_slot), ("middle", history.middle_slot)):
+            for code in deal[pile]:
+                origin[self.deck.card(code).index] = slot
+        for code in deal["stock"]:
+            origin[self.deck.card(code).index] = history.stock_slot
+        draws = [e for e in game.events if isinstance(e, Drew)]
+        for number, event in enumerate(draws[: len(history.draw_slots)]):
+            assert event.card is not None
+            origin[event.card.index] = history.draw_slots[number]
+        return origin
+
+    def actual_hand(self, player: str) -> tuple[Card, ...]:
+        """``player``'s hand in the actual world: every hand on the god's-eye state, the
+        viewer's own on a view (another's raises
+        :class:`~kwartet_epistemic.errors.UnknownToViewerError`)."""
+        self.check_player(player)
+        if isinstance(self._source, Game):
+            return self._source.hand(player)
+        if player == self.viewer:
+            return self._source.hand
+        raise UnknownToViewerError(
+            f"this state was built from {self.viewer}'s view: {player}'s hand is unknown"
+        )
 
     # ----- counts and probabilities -------------------------------------------------
 
@@ -188,56 +318,17 @@ class EpistemicState:
         >>> k.count_worlds() >= k.count_worlds("A") >= 1
         True
         """
-        if self.engine == "explicit":
-            return int(self._explicit_worlds(player).sum())
-        if self.engine == "symbolic":
-            return self._symbolic().count_worlds(player)
-        return self._counter(() if player is None else (player,)).count
-
-    def _explicit_worlds(self, player: str | None) -> np.ndarray:
-        """Mask of the explicit model's worlds that ``player`` considers possible."""
-        model = self.kripke_model()
-        if player is None:
-            return np.ones(model.n_worlds, dtype=bool)
-        if player == self.viewer:
-            return self._viewer_worlds()
-        self._info(player)  # refuses another player's worlds on a view
-        if model.actual is None:
-            raise KwartetError("the explicit model has no actual world")
-        mask = np.zeros(model.n_worlds, dtype=bool)
-        mask[model.indistinguishable(player, model.actual)] = True
-        return mask
-
-    def _symbolic(self) -> Any:
-        from kwartet_epistemic.epistemics.symbolic import SymbolicKwartet
-
-        self._catch_up()
-        if self._symbolic_state is None or self._symbolic_state[0] != self._history.version:
-            self._symbolic_state = (self._history.version, SymbolicKwartet(self))
-        return self._symbolic_state[1]
+        if player is not None:
+            self.check_player(player)
+        return self.engine_named(self.engine).count_worlds(player)
 
     def location_counts(self, player: str | None = None) -> np.ndarray:
         """``[n_cards, n_players]`` exact counts (Python ints) of ``player``'s worlds in
         which each player holds each card now (all worlds if ``player`` is None)."""
-        if self.engine == "explicit":
-            model = self.kripke_model()
-            worlds = self._explicit_worlds(player)
-            result = np.zeros((len(self.deck), len(self.players)), dtype=object)
-            for c, card in enumerate(self.deck.cards):
-                for q, holder in enumerate(self.players):
-                    mask = model.truth_set(f"has({holder}, {card.code})")
-                    result[c, q] = int((mask & worlds).sum())
-            return result
-        if self.engine == "symbolic":
-            return self._symbolic().location_counts(player)
-        table, _ = self._location_table(player)
+        if player is not None:
+            self.check_player(player)
+        table, _ = self.engine_named(self.engine).location_table(player)
         return table.astype(object)
-
-    def _location_table(self, player: str | None) -> tuple[np.ndarray, int]:
-        """The counting engine's location counts (int64 where every count fits, else
-        Python ints) and the number of worlds they count."""
-        counter = self._counter(() if player is None else (player,))
-        return counter.location_table(), counter.count
 
     def location_probabilities(self, player: str | None = None) -> np.ndarray:
         """``[n_cards, n_players]``: ``player``'s exact probability (uniform over their
@@ -249,10 +340,9 @@ class EpistemicState:
         >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
         ((32, 4), True)
         """
-        if self.engine in ("auto", "counting"):
-            counts, total = self._location_table(player)
-        else:
-            counts, total = self.location_counts(player), self.count_worlds(player)
+        if player is not None:
+            self.check_player(player)
+        counts, total = self.engine_named(self.engine).location_table(player)
         if total == 0:
             raise KwartetError("no world is consistent with the record")
         return exact_probabilities(counts, total)
@@ -270,53 +360,11 @@ class EpistemicState:
         'A'
         """
         c = self.deck.card(card).index
-        self._check_player(player)  # refused before any cache is touched
-        self._catch_up()
-        history = self._history
-        where = history.location[c]
+        self.check_player(player)  # refused before any cache is touched
+        where = self.history.location[c]
         if where is not None:  # seen: a player, "exposed", or (revealed at the end) a pile
             return "exposed" if where == "exposed" else where
-        if self.engine in ("auto", "counting"):
-            cached = self._places.get(player)  # only ever holds players of the game
-            if cached is None or cached[0] != history.version:
-                cached = (history.version, self._known_places(player))
-                self._places[player] = cached
-            return cached[1][c]
-        if self.engine == "explicit":
-            self.kripke_model()
-            assert self._model is not None
-            slots = set(self._model[2][self._explicit_worlds(player), c].tolist())
-        else:
-            slots = self._symbolic().possible_origins(player, c)
-        places = {history.slot_owner[s] or history.slot_names[s] for s in slots}
-        return places.pop() if len(places) == 1 else None
-
-    def _known_places(self, player: str) -> list[str | None]:
-        """For every card, where ``player`` knows it lies (from the counting engine's
-        table, worked out once per table), else None."""
-        counter = self._counter((player,))
-        history = self._history
-        n_slots = len(history.slot_owner)
-        if self._slot_places is None or len(self._slot_places[0]) != n_slots:
-            names = [
-                owner or name
-                for owner, name in zip(history.slot_owner, history.slot_names, strict=True)
-            ]
-            place_index = {name: i for i, name in enumerate(dict.fromkeys(names))}
-            place_of_slot = np.array([place_index[name] for name in names], dtype=np.int64)
-            self._slot_places = (place_of_slot, list(place_index))
-        place_of_slot, place_names = self._slot_places
-        possible = counter.origin_table() != 0
-        if len(place_names) == n_slots:  # no draws: every slot is a place of its own
-            only = np.where(possible.sum(axis=1) == 1, possible.argmax(axis=1), -1).tolist()
-            return [place_names[slot] if slot >= 0 else None for slot in only]
-        # A card is located when all its possible origin slots name one place.
-        lowest = np.where(possible, place_of_slot, len(place_names)).min(axis=1)
-        highest = np.where(possible, place_of_slot, -1).max(axis=1)
-        return [
-            place_names[low] if low == high else None
-            for low, high in zip(lowest.tolist(), highest.tolist(), strict=True)
-        ]
+        return self.engine_named(self.engine).known_place(player, c)
 
     def explain(self, player: str, card: Card | str) -> Explanation:
         """Why ``player`` knows where ``card`` is: an
@@ -362,7 +410,7 @@ class EpistemicState:
         generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         self._catch_up()
         key = () if player is None else (player,)
-        infos = [self._info(p) for p in key]
+        infos = [self.private_info(p) for p in key]
         cached = self._samplers.get(key)
         if cached is None or cached[0] != self._history.version:
             # The default layout: the enumeration order, and so the worlds a seed draws,
@@ -406,13 +454,13 @@ class EpistemicState:
         >>> t["A"][game.hand("A")[0].code]
         0
         """
-        record = list(self._record())
+        record = list(self.record)
         players = self.players if self.viewer is None else (self.viewer,)
         result: dict[str, dict[str, int | None]] = {
             p: {c.code: None for c in self.deck.cards} for p in players
         }
         history = PublicHistory(self.deck, self.players, self.rules)
-        infos = {p: self._info(p) for p in players}
+        infos = {p: self.private_info(p) for p in players}
         last_version = -1
         for index, event in enumerate(record):
             following = record[index + 1] if index + 1 < len(record) else None
@@ -457,7 +505,7 @@ class EpistemicState:
         >>> model.n_worlds == kw.knowledge(game).count_worlds()
         True
         """
-        from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT, build_model
+        from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT
 
         if limit is not None and (
             isinstance(limit, bool) or not isinstance(limit, int | np.integer) or limit < 0
@@ -466,57 +514,9 @@ class EpistemicState:
                 f"kripke_model(limit={short(limit)}): expected None (the default, "
                 f"{EXPLICIT_LIMIT:,} worlds) or a number of worlds >= 0"
             )
-        limit = None if limit is None else int(limit)
-        self._catch_up()
-        key = (self._history.version, limit)
-        if self._model is None or self._model[0] != key:
-            actual = self._actual_origins() if isinstance(self._source, Game) else None
-            model, origins = build_model(
-                self._history, [], actual, EXPLICIT_LIMIT if limit is None else limit
-            )
-            self._model = (key, model, origins)
-        return self._model[1]
-
-    def _actual_origins(self) -> dict[int, int]:
-        game = self._source
-        assert isinstance(game, Game)
-        history = self._history
-        deal = game.initial_deal
-        origin: dict[int, int] = {}
-        for p in self.players:
-            for code in deal["hands"][p]:
-                origin[self.deck.card(code).index] = self.players.index(p)
-        for pile, slot in (("aside", history.aside_slot), ("middle", history.middle_slot)):
-            for code in deal[pile]:
-                origin[self.deck.card(code).index] = slot
-        for code in deal["stock"]:
-            origin[self.deck.card(code).index] = history.stock_slot
-        draws = [e for e in game.events if isinstance(e, Drew)]
-        for number, event in enumerate(draws[: len(history.draw_slots)]):
-            assert event.card is not None
-            origin[event.card.index] = history.draw_slots[number]
-        return origin
-
-    def _viewer_worlds(self) -> np.ndarray:
-        """Mask of the explicit model's worlds that the viewer considers possible."""
-        assert self.viewer is not None
-        self.kripke_model()
-        assert self._model is not None
-        origins = self._model[2]
-        info = self._info(self.viewer)
-        history = self._history
-        own = {self.players.index(self.viewer)}
-        expected = {c: self.players.index(self.viewer) for c in info.dealt}
-        for number, card in info.draws:
-            own.add(history.draw_slots[number])
-            expected[card] = history.draw_slots[number]
-        mine = np.isin(origins, sorted(own))
-        target = np.zeros(origins.shape[1], dtype=bool)
-        target[list(expected)] = True
-        ok = (mine == target).all(axis=1)
-        for card, slot in expected.items():
-            ok &= origins[:, card] == slot
-        return ok
+        explicit = self.engine_named("explicit")
+        assert isinstance(explicit, ExplicitEngine)
+        return explicit.kripke_model(None if limit is None else int(limit))
 
     # ----- formulas -----------------------------------------------------------------
 
@@ -553,7 +553,7 @@ class EpistemicState:
     def __repr__(self) -> str:
         who = f"{self.viewer}'s view" if self.viewer else "the whole table"
         return (
-            f"<EpistemicState of {who}: {len(self._record())} events, "
+            f"<EpistemicState of {who}: {len(self.record)} events, "
             f"{self.count_worlds()} public worlds>"
         )
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kwartet_epistemic.epistemics.history import IGNORED, PublicHistory
-from kwartet_epistemic.errors import KwartetError
+from kwartet_epistemic.errors import KwartetError, UnknownToViewerError
 from kwartet_epistemic.logic import (
     And,
     Announce,
@@ -222,12 +222,12 @@ class SymbolicKwartet:
 
     # ----- queries ------------------------------------------------------------------
 
-    def _cube(self, players: list[str]) -> Any:
+    def observation_cube(self, players: list[str]) -> Any:
         """The observation of ``players`` at the actual world (their own variables)."""
         manager = self.manager
         cube = manager.true
         for p in players:
-            info = self.state._info(p)
+            info = self.state.private_info(p)
             history = self.history
             expected = {(c, p_slot) for c in info.dealt for p_slot in [history.players.index(p)]}
             for number, card in info.draws:
@@ -241,10 +241,10 @@ class SymbolicKwartet:
     def _count(self, node: Any) -> int:
         return exact_count(self.manager, node, self.names)
 
-    def _actual_cube(self) -> Any:
+    def actual_cube(self) -> Any:
         """The actual world (known on the god's-eye state) as a full assignment."""
         manager = self.manager
-        actual = self.state._actual_origins()
+        actual = self.state.actual_origins()
         cube = self.law
         for (c, s), name in self.var.items():
             var = manager.var(name)
@@ -254,13 +254,13 @@ class SymbolicKwartet:
     def count_worlds(self, player: str | None) -> int:
         if player is None:
             return self._count(self.law)
-        return self._count(self.law & self._cube([player]))
+        return self._count(self.law & self.observation_cube([player]))
 
     def possible_origins(self, player: str, c: int) -> set[int]:
         """The slots card ``c`` may have come from in ``player``'s worlds."""
         if len(self.options[c]) == 1:
             return set(self.options[c])
-        base = self.law & self._cube([player])
+        base = self.law & self.observation_cube([player])
         return {
             s
             for s in self.options[c]
@@ -270,7 +270,7 @@ class SymbolicKwartet:
     def location_counts(self, player: str | None) -> np.ndarray:
         history = self.history
         result = np.zeros((len(history.deck), len(history.players)), dtype=object)
-        base = self.law if player is None else self.law & self._cube([player])
+        base = self.law if player is None else self.law & self.observation_cube([player])
         for c, card in enumerate(history.deck.cards):
             for q, holder in enumerate(history.players):
                 atom = self._atom(Atom(f"has({holder}, {card.code})"))
@@ -284,15 +284,73 @@ class SymbolicKwartet:
         truth = self.structure.bdd(f)
         state = self.state
         if state.viewer is None:
-            return (self._actual_cube() & truth) != self.manager.false
-        mine = self.law & self._cube([state.viewer])
+            return (self.actual_cube() & truth) != self.manager.false
+        mine = self.law & self.observation_cube([state.viewer])
         if (mine & ~truth) == self.manager.false:
             return True
         if (mine & truth) == self.manager.false:
             return False
-        from kwartet_epistemic.epistemics.state import UnknownToViewerError
+        raise UnknownToViewerError(
+            f"{state.viewer} cannot tell whether {formula_excerpt(f)} holds: it is true in "
+            f"some of {state.viewer}'s worlds and false in others"
+        )
 
-        raise UnknownToViewerError(f"{state.viewer} cannot tell whether {formula_excerpt(f)} holds")
+
+class SymbolicEngine:
+    """The symbolic engine: a BDD knowledge structure of the state (SMCDEL-style), built
+    once per public version, with the game's structure answering first where it settles
+    a formula without a BDD (:func:`shortcut_holds`).
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+    >>> engine = kw.knowledge(game.view("A"), engine="symbolic").engine_named("symbolic")
+    >>> engine.count_worlds("A"), engine.truth(kw.parse("C_{A,B,C} has(A, 7S)"))
+    (10, False)
+    """
+
+    name = "symbolic"
+
+    def __init__(self, state: EpistemicState) -> None:
+        self._state = state
+        self._structure: tuple[int, SymbolicKwartet] | None = None
+
+    @property
+    def state(self) -> EpistemicState:
+        """The epistemic state this engine answers for."""
+        return self._state
+
+    def structure(self) -> SymbolicKwartet:
+        """The state's knowledge structure (rebuilt when the public record changes)."""
+        state = self.state
+        version = state.history.version
+        if self._structure is None or self._structure[0] != version:
+            self._structure = (version, SymbolicKwartet(state))
+        return self._structure[1]
+
+    def count_worlds(self, player: str | None) -> int:
+        """The worlds consistent with the record (``player``'s, if given)."""
+        return self.structure().count_worlds(player)
+
+    def location_table(self, player: str | None) -> tuple[np.ndarray, int]:
+        """Location counts (Python ints) of ``player``'s worlds, and their number."""
+        structure = self.structure()
+        return structure.location_counts(player), structure.count_worlds(player)
+
+    def known_place(self, player: str, card: int) -> str | None:
+        """Where ``player`` knows the unseen card lies, else None."""
+        history = self.state.history
+        slots = self.structure().possible_origins(player, card)
+        places = {history.slot_owner[s] or history.slot_names[s] for s in slots}
+        return places.pop() if len(places) == 1 else None
+
+    def truth(self, formula: Formula) -> bool:
+        """Truth at the actual world; on a player's view, whether the formula holds in
+        all the viewer's worlds (True) or in none (False), else
+        :class:`~kwartet_epistemic.errors.UnknownToViewerError`."""
+        answer = shortcut_holds(self.state, formula)
+        if answer is not None:
+            return answer
+        return bool(self.structure().holds(formula))
 
 
 # ----- answers from the structure of the game, before any BDD -----------------------
@@ -582,10 +640,8 @@ class _Shortcuts:
         return value
 
     def _actual_atom(self, atom: Atom) -> Truth:
-        from kwartet_epistemic.game import Game
-
-        game = self.state._source
-        if not isinstance(game, Game) or atom.predicate != "has" or len(atom.arguments) != 2:
+        state = self.state
+        if state.viewer is not None or atom.predicate != "has" or len(atom.arguments) != 2:
             return None  # a view has no actual world; malformed atoms go to the BDD route
         player, card_text = atom.arguments
         if player not in self.history.players:
@@ -594,19 +650,18 @@ class _Shortcuts:
             card = self.history.deck.card(card_text)
         except KwartetError:
             return None
-        return card in game.hand(player)
+        return card in state.actual_hand(player)
 
     def _counted_knowledge(self, group: tuple[str, ...], operand: Formula) -> Truth:
         """Exact: whether the pooled information of ``group`` (nobody: the public
         record) rules out every world where the propositional ``operand`` fails."""
         key = (tuple(sorted(set(group))), operand)
         if key not in self._known:
-            from kwartet_epistemic.epistemics.evaluate import _knows
-
             try:
                 literal = self._literal(operand)
                 if literal is None:
-                    self._known[key] = _knows(self.state, key[0], operand)
+                    counting = self.state.engine_named("counting")
+                    self._known[key] = counting.knows(key[0], operand)
                 else:
                     self._known[key] = self._knows_literal(key[0], *literal)
             except KwartetError:  # another player's hand on a view, a huge normal form
@@ -715,24 +770,12 @@ class _Shortcuts:
         return value
 
 
-_MARGINAL_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], Any]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def _marginals(state: EpistemicState, group: tuple[str, ...]) -> tuple[np.ndarray, int]:
     """Origin counts per card and slot of the worlds the group's pooled information
-    leaves (all public worlds for no group), and their number; kept per state until
-    the public record changes."""
-    version = state.history.version
-    cached = _MARGINAL_CACHE.setdefault(state, {})
-    entry = cached.get(group)
-    if entry is None or entry[0] != version or entry[1] != len(state._record()):
-        # The record length too: a player's own draw changes their worlds only.
-        counter = state._counter(group)
-        entry = (version, len(state._record()), counter.origin_counts(), counter.count)
-        cached[group] = entry
-    return entry[2], entry[3]
+    leaves (all public worlds for no group), and their number (the state keeps the
+    counter until the record changes)."""
+    counter = state.world_counter(group)
+    return counter.origin_counts(), counter.count
 
 
 def _negation(f: Formula) -> Formula:

@@ -832,15 +832,15 @@ def export_game(
             f"to_smcdel of {short(source)}: expected a KripkeModel, a knowledge structure, a "
             "Game, a PlayerView or an EpistemicState"
         )
-    symbolic = state._symbolic()
+    symbolic = state.engine_named("symbolic").structure()
     manager = symbolic.manager
     structure = symbolic.structure
     history = symbolic.history
     queries = _queries_of(query)
     if state.viewer is None:
-        cube = symbolic._actual_cube()
+        cube = symbolic.actual_cube()
     else:
-        cube = symbolic.law & symbolic._cube([state.viewer])
+        cube = symbolic.law & symbolic.observation_cube([state.viewer])
         queries = tuple(f for q in queries for f in (K(state.viewer, q), K(state.viewer, Not(q))))
     picked = manager.pick(cube, care_vars=set(symbolic.names)) if symbolic.names else {}
     if picked is None:  # pragma: no cover - the actual deal is always a state
@@ -853,7 +853,7 @@ def export_game(
         describe[name] = f"card {history.deck.cards[c].code} came from slot {s}, {where}"
     who = "the whole table" if state.viewer is None else f"{state.viewer}'s view"
     title = [
-        f"a Kwartet position ({who}) after {len(state._record())} events; a variable "
+        f"a Kwartet position ({who}) after {len(state.record)} events; a variable "
         "o<card>_<slot> says where a card came from, each player observes those of "
         "their own slots",
     ]

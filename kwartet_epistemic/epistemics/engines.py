@@ -80,4 +80,3 @@ ENGINES: dict[str, type[CountingEngine] | type[ExplicitEngine] | type[SymbolicEn
     "symbolic": SymbolicEngine,
 }
 """The engines by name: ``knowledge(source, engine=name)``."""
-

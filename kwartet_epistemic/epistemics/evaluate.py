@@ -52,7 +52,13 @@ from kwartet_epistemic.logic.formula import formula_excerpt
 if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.state import EpistemicState
 
-__all__ = ["AutoEngine", "CountingEngine", "canonical_formula", "evaluate", "UnsupportedFormulaError"]
+__all__ = [
+    "AutoEngine",
+    "CountingEngine",
+    "canonical_formula",
+    "evaluate",
+    "UnsupportedFormulaError",
+]
 
 _MAX_TERMS = 512  # terms of a conjunction's normal form
 _MAX_COUNTS = 4096  # terms of a disjunction's: each is one count of worlds
@@ -371,9 +377,7 @@ class CountingEngine:
             elif isinstance(f, M):
                 value = not self.knows((f.agent,), Not(f.operand))
             elif isinstance(f, Kw):
-                value = self.knows((f.agent,), f.operand) or self.knows(
-                    (f.agent,), Not(f.operand)
-                )
+                value = self.knows((f.agent,), f.operand) or self.knows((f.agent,), Not(f.operand))
             elif isinstance(f, E):
                 value = all(self.knows((a,), f.operand) for a in f.group)
             elif isinstance(f, D):
@@ -406,6 +410,7 @@ class AutoEngine(CountingEngine):
         if state.world_counter(()).count <= EXPLICIT_LIMIT // 4:
             return state.engine_named("explicit").truth(formula)
         return state.engine_named("symbolic").truth(formula)
+
 
 Term = frozenset[Literal]
 Normal = tuple[list[Term], Term]
@@ -539,5 +544,3 @@ def _dnf(state: EpistemicState, root: Formula, positive: bool) -> list[Term]:
         return result
 
     return run(terms(root, positive))[0]
-
-

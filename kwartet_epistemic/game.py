@@ -29,7 +29,7 @@ import copy
 import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 from os import PathLike
 from typing import Any
@@ -60,7 +60,7 @@ from kwartet_epistemic.events import (
 )
 from kwartet_epistemic.rules import RuleSet
 
-__all__ = ["Ask", "Game", "PlayerView", "UnknownAskCardError", "parse_ask"]
+__all__ = ["Ask", "DerivedCache", "Game", "PlayerView", "UnknownAskCardError", "parse_ask"]
 
 
 # RuleSet is frozen, so one shared default saves re-validating it for every game dealt.
@@ -342,6 +342,30 @@ def _tables_for(deck: Deck, players: tuple[str, ...]) -> _Tables:
     return tables
 
 
+class DerivedCache(dict[str, Any]):
+    """What the layers above the referee derive from one game's public record, kept by
+    the game and shared by its views (:attr:`PlayerView.derived`).  Each user picks its
+    own key and checks that what it finds fits the record it is given; a copied game
+    starts with an empty cache (its record may go another way).
+
+    >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+    >>> game.view("A").derived is game.view("B").derived
+    True
+    >>> import copy
+    >>> copy.deepcopy(game).view("A").derived is game.view("A").derived
+    False
+    """
+
+    def __copy__(self) -> DerivedCache:
+        return DerivedCache()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> DerivedCache:
+        return DerivedCache()
+
+    def __reduce__(self) -> tuple[type[DerivedCache], tuple[()]]:
+        return (DerivedCache, ())  # a pickled game (a worker's) derives afresh
+
+
 @dataclass(frozen=True)
 class PlayerView:
     """What one player knows from the table: the only thing an agent is given.
@@ -371,6 +395,11 @@ class PlayerView:
     middle: tuple[Card | None, ...]
     may_turn_over: bool = False
     """Memory Kwartet: whether the player to move may still turn over a middle card."""
+    derived: DerivedCache = field(default_factory=lambda: DerivedCache(), compare=False, repr=False)
+    """Shared by every view of one game: where the layers above the referee keep what
+    they derive from the public record (the epistemic state keeps the public
+    constraints there), so that the players of one game do not each derive it again.
+    The referee never reads it; a view built by hand gets an empty one."""
 
     @property
     def is_over(self) -> bool:
@@ -582,6 +611,7 @@ class Game:
         self._last_quartet_at: list[int] = [-1] * n
         self._events: list[Event] = []
         self._public: list[Event] = []
+        self._derived = DerivedCache()
         self._actions: list[tuple[Any, ...]] = []
         self._turned_this_turn = False
         # Hands as masks (initial_deal lists them in deck order); the other piles in the
@@ -908,6 +938,7 @@ class Game:
             scores=self.scores,
             to_move=self.to_move,
             record=record,
+            derived=self._derived,
             stock_size=len(self._stock),
             middle=self.middle if self._middle else (),
             may_turn_over=(
@@ -1333,6 +1364,7 @@ class Game:
         """An independent copy of the game (for search and what-if analysis)."""
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
+        other._derived = DerivedCache()  # the copy's record may go another way
         other._hands = list(self._hands)
         other._stock = list(self._stock)
         other._middle = list(self._middle)

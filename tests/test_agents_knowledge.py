@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents import ExactKnowledge, FactKnowledge, HandKnowledge, make_knowledge
+from kwartet_epistemic.epistemics import evaluate
 
 NAMES = ["A", "B", "C", "D", "E", "F"]
 
@@ -74,7 +75,7 @@ def _holder_or_none(where: str | None, players: tuple[str, ...]) -> str | None:
     return where if where in players else None
 
 
-def test_own_sure_ask_patches_the_answer_and_the_patch_equals_a_recount() -> None:
+def test_own_sure_ask_patches_the_answer_and_the_patch_equals_a_recount(monkeypatch) -> None:
     # A learns that C holds 7D (B refuses it, and A lacks it), then takes it for sure.
     game = kw.Game.from_hands(
         kw.Deck.piquet(families=2),
@@ -89,8 +90,14 @@ def test_own_sure_ask_patches_the_answer_and_the_patch_equals_a_recount() -> Non
     before = me.world_count()
     game.ask("C", "7D")
     me.update(game.view("A"))
-    assert me._cache is not None and me._cache[0] == len(game.record)  # patched, not dropped
+    recounts = []
+    recount = evaluate.family_probabilities
+    monkeypatch.setattr(
+        evaluate, "family_probabilities", lambda *a: recounts.append(a) or recount(*a)
+    )
     patched = me.probabilities().copy()
+    assert recounts == []  # patched, not recounted
+    monkeypatch.undo()
     fresh = ExactKnowledge("A")
     fresh.update(game.view("A"))
     assert np.array_equal(patched, fresh.probabilities())

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from kwartet_testing import SMALL_SETUPS, nested_formulas, random_game
 
 import kwartet_epistemic as kw
-from kwartet_epistemic.errors import UnknownToViewerError
 from kwartet_epistemic.epistemics.symbolic import shortcut_holds
+from kwartet_epistemic.errors import UnknownToViewerError
 from kwartet_epistemic.logic import Atom, C, K, Not, parse
 
 

@@ -22,7 +22,6 @@ import numpy as np
 import pytest
 
 import kwartet_epistemic as kw
-from kwartet_epistemic.agents import knowledge as agents_knowledge
 from kwartet_epistemic.epistemics import counting
 
 game_module = importlib.import_module("kwartet_epistemic.game")
@@ -43,7 +42,6 @@ def _bounded_caches_within_their_limits() -> None:
     assert len(counting._COMBO_CACHE) <= counting._CACHE_LIMIT + 1
     assert len(counting._OWNERS) <= 1001
     assert len(counting._LAYOUTS) <= counting._MAX_LAYOUTS
-    assert len(agents_knowledge._SHARED) <= agents_knowledge._SHARED_LIMIT
     assert len(counting._WANTED_ROWS) <= 4096
     assert len(counting._FAMILY_RANGES) <= 64
     assert len(game_module._PICKERS) <= game_module._MAX_PICKERS
@@ -57,7 +55,6 @@ def _empty_bounded_caches() -> None:
     counting._COMBO_CACHE.clear()
     counting._OWNERS.clear()
     counting._LAYOUTS.clear()
-    agents_knowledge._SHARED.clear()
     counting._WANTED_ROWS.clear()
     game_module._PICKERS.clear()
     game_module._CHECKED_PLAYERS.clear()

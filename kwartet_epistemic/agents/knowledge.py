@@ -35,9 +35,9 @@ from typing import Protocol
 import numpy as np
 
 from kwartet_epistemic.cards import Card, Deck
-from kwartet_epistemic.epistemics.counting import WorldCounter, family_probabilities
-from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
-from kwartet_epistemic.epistemics.state import World
+from kwartet_epistemic.epistemics.evaluate import CountingEngine
+from kwartet_epistemic.epistemics.history import PublicHistory, private_info
+from kwartet_epistemic.epistemics.state import EpistemicState, World
 from kwartet_epistemic.errors import GameSetupError, KwartetError
 from kwartet_epistemic.events import (
     Answered,
@@ -45,11 +45,9 @@ from kwartet_epistemic.events import (
     CardMoved,
     Drew,
     Event,
-    GameEnded,
     HandEmptied,
     MiddleCardTurned,
     QuartetExposed,
-    TurnPassed,
 )
 from kwartet_epistemic.game import PlayerView
 
@@ -140,13 +138,14 @@ class _ViewFollower:
 
 
 class ExactKnowledge(_ViewFollower):
-    """A player's exact knowledge: the counting engine's semantics, one incremental state.
+    """A player's exact knowledge: the player's :class:`~kwartet_epistemic.EpistemicState`
+    (``kw.knowledge(view)``, the counting engine), kept through the game.
 
-    The public constraints (:class:`~kwartet_epistemic.epistemics.history.PublicHistory`)
-    are extended with each view's new events only; the marginals are recomputed only when
-    something changed, with each family's table cached under its constraints.  After the
-    player's own successful ask for a card whose holder they knew, nothing else changed for
-    them, so the previous answer is patched rather than recomputed.
+    Each view's new events only are taken in (:meth:`EpistemicState.follow
+    <kwartet_epistemic.epistemics.state.EpistemicState.follow>`); the public constraints
+    are shared with the other players' states of the same game, and the marginals are
+    recounted only when something changed (see
+    :meth:`~kwartet_epistemic.epistemics.evaluate.CountingEngine.family_probabilities`).
 
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
     >>> me = ExactKnowledge("A")
@@ -162,230 +161,62 @@ class ExactKnowledge(_ViewFollower):
 
     def __init__(self, player: str) -> None:
         super().__init__(player)
-        self._history: PublicHistory | None = None
-        self._info: PrivateInfo | None = None
-        # (events seen, families computed, probabilities, world count)
-        self._cache: tuple[int, frozenset[int], np.ndarray, int] | None = None
-        self._public_cache: tuple[int, frozenset[int], np.ndarray] | None = None
-        self._sampler: tuple[int, WorldCounter] | None = None
-        self._shares = False  # whether self._history is shared with other players
+        self._state: EpistemicState | None = None
 
     # ----- following the game -------------------------------------------------------
 
     def update(self, view: PlayerView) -> None:
         """Take in the new events of ``view``."""
-        new, fresh = self._new_events(view)
-        if fresh:
-            self._cache = self._public_cache = None
-            self._info = None
-        shared = _shared_history(view)
-        if shared is not None:
-            # The public constraints of this record, shared with the other players'
-            # knowledge of the same game: already up to date.
-            if self._history is not shared:
-                self._cache = self._public_cache = None
-            before = self._cache
-            self._history = shared
-            self._shares = True
-            if new and before is not None:
-                self._cache = self._patched(before, new)
+        _, fresh = self._new_events(view)
+        state = self._state
+        if fresh or state is None or not state.continues(view):
+            self._state = EpistemicState(view, engine="counting")
         else:
-            if fresh or self._history is None or self._shares:
-                self._history = PublicHistory(view.deck, view.players, view.rules)
-                self._cache = self._public_cache = None
-                self._shares = False
-                new = view.record
-            self._extend(new)
-        if self._info is None or view.rules.draw_pile:
-            self._info = private_info(view.deck, self.player, view.hand, view.record)
+            state.follow(view)
 
-    def _extend(self, new: Sequence[Event]) -> None:
-        assert self._history is not None
-        if new:
-            before = self._cache
-            self._history.extend(event.public() for event in new)
-            self._cache = self._patched(before, new) if before is not None else None
+    @property
+    def state(self) -> EpistemicState:
+        """The player's epistemic state (caught up with the last view)."""
+        if self._state is None:
+            raise KwartetError(f"{self.player}'s knowledge has seen no view yet: call update()")
+        return self._state
 
     @property
     def history(self) -> PublicHistory:
         """The public constraints so far."""
-        return self._require_history()
-
-    def _require_history(self) -> PublicHistory:
-        if self._history is None:
-            raise KwartetError(f"{self.player}'s knowledge has seen no view yet: call update()")
-        return self._history
-
-    def _patched(
-        self, cache: tuple[int, frozenset[int], np.ndarray, int], new: Sequence[Event]
-    ) -> tuple[int, frozenset[int], np.ndarray, int] | None:
-        """The answer after the player's own sure ask, without recounting; else None.
-
-        If the player knew that the target held the card, every one of their worlds has
-        it there: moving it to them maps worlds one to one, so nothing else changes.
-        """
-        seen, families, matrix, count = cache
-        if len(new) < 3 or seen + len(new) != self._seen:
-            return None
-        asked, answered, moved = new[0], new[1], new[2]
-        if not (
-            type(asked) is Asked
-            and asked.asker == self.player
-            and type(answered) is Answered
-            and answered.has_card
-            and type(moved) is CardMoved
-            and moved.destination == self.player
-        ):
-            return None
-        players = self.view.players if self.view is not None else ()
-        c = asked.card.index
-        if asked.card.family_index not in families:
-            return None
-        if _known_from_row(matrix[c], players) != asked.target:
-            return None
-        deck = self._require_history().deck
-        patched = matrix.copy()
-        patched[c] = 0.0
-        patched[c, players.index(self.player)] = 1.0
-        for event in new[3:]:
-            if type(event) is QuartetExposed:
-                f = deck.family_index(event.family)
-                patched[4 * f : 4 * f + 4] = 0.0
-            elif type(event) not in (HandEmptied, TurnPassed, GameEnded):
-                return None
-        return self._seen, families, patched, count
+        return self.state.history
 
     # ----- answers ------------------------------------------------------------------
+
+    def _families(self, families: Iterable[int] | None) -> Iterable[int]:
+        return range(self.state.deck.n_families) if families is None else families
 
     def probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
         """``[n_cards, n_players]``: the exact probability, over this player's possible
         worlds, that each player holds each card now (rows of families not asked for may
         be NaN)."""
-        history = self._require_history()
-        wanted = frozenset(range(history.deck.n_families) if families is None else families)
-        cache = self._cache
-        if cache is not None and cache[0] == self._seen:
-            if wanted <= cache[1]:
-                return cache[2]
-            wanted |= cache[1]  # one computation for both, so the cache keeps both
-        assert self._info is not None
-        matrix, count = self._compute(history, [self._info], wanted)
-        self._cache = (self._seen, wanted, matrix, count)
-        return matrix
+        return self.state.location_probabilities(self.player, self._families(families))
 
     def public_probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
         """The same over the public worlds (what everybody knows: no private hand)."""
-        history = self._require_history()
-        wanted = frozenset(range(history.deck.n_families) if families is None else families)
-        cache = self._public_cache
-        if cache is not None and cache[0] == self._seen:
-            if wanted <= cache[1]:
-                return cache[2]
-            wanted |= cache[1]
-        matrix, _ = self._compute(history, [], wanted)
-        self._public_cache = (self._seen, wanted, matrix)
-        return matrix
+        return self.state.location_probabilities(None, self._families(families))
 
     def world_count(self) -> int:
         """The exact number of worlds this player considers possible."""
-        history = self._require_history()
-        cache = self._cache
-        if cache is None or cache[0] != self._seen:
-            self.probabilities(range(history.deck.n_families))
-            cache = self._cache
-        assert cache is not None
-        return cache[3]
+        counting = self.state.engine_named("counting")
+        assert isinstance(counting, CountingEngine)
+        return counting.family_probabilities(self.player)[1]
 
     def known_holder(self, card: Card | str) -> str | None:
         """The holder of ``card`` if this player knows it, else None."""
-        history = self._require_history()
-        resolved = history.deck.card(card)
+        state = self.state
+        resolved = state.deck.card(card)
         row = self.probabilities([resolved.family_index])[resolved.index]
-        return _known_from_row(row, history.players)
+        return _known_from_row(row, state.players)
 
     def sample_worlds(self, n: int, rng: np.random.Generator) -> list[World]:
         """``n`` of this player's possible worlds, drawn exactly uniformly."""
-        history = self._require_history()
-        assert self._info is not None
-        if self._sampler is None or self._sampler[0] != self._seen:
-            self._sampler = (self._seen, WorldCounter(history, [self._info]))
-        counter = self._sampler[1]
-        if counter.count == 0:
-            raise KwartetError("no world is consistent with the record")
-        deck = history.deck
-        worlds = []
-        for _ in range(n):
-            hands: dict[str, list[Card]] = {p: [] for p in history.players}
-            piles: dict[str, list[Card]] = {}
-            for c, slot in sorted(counter.sample(rng).items()):
-                where = history.location[c]
-                if where is None:
-                    owner = history.slot_owner[slot]
-                    if owner is None:
-                        piles.setdefault(history.slot_names[slot], []).append(deck.cards[c])
-                    else:
-                        hands[owner].append(deck.cards[c])
-                elif where in hands:
-                    hands[where].append(deck.cards[c])
-            worlds.append(
-                World(
-                    {p: tuple(h) for p, h in hands.items()}, {k: tuple(v) for k, v in piles.items()}
-                )
-            )
-        return worlds
-
-    @staticmethod
-    def _compute(
-        history: PublicHistory, infos: list[PrivateInfo], wanted: frozenset[int]
-    ) -> tuple[np.ndarray, int]:
-        matrix, count = family_probabilities(history, infos, wanted)
-        if count == 0:
-            raise KwartetError("no world is consistent with the record")
-        return matrix, count
-
-
-class _Shared:
-    __slots__ = ("record", "history")
-
-    def __init__(self, record: tuple[Event, ...], history: PublicHistory) -> None:
-        self.record = record
-        self.history = history
-
-
-_SHARED: dict[int, _Shared] = {}
-_SHARED_LIMIT = 8
-
-
-def _shared_history(view: PlayerView) -> PublicHistory | None:
-    """The public constraints of ``view``'s record, one object for every player's
-    knowledge of the same game (each would otherwise take in every event again), or
-    None where it cannot be shared.
-
-    A history is found by its record's first event (a new object for every deal) and
-    used only for a record that continues the one it took in, event for equal event:
-    the public constraints depend on nothing else.  Draw piles are left out: there a
-    player's record holds their own draws.
-    """
-    record = view.record
-    if not record or view.rules.draw_pile:
-        return None
-    entry = _SHARED.get(id(record[0]))
-    if entry is None or not entry.record or entry.record[0] is not record[0]:
-        if len(_SHARED) >= _SHARED_LIMIT:
-            del _SHARED[next(iter(_SHARED))]  # the oldest game
-        entry = _Shared((), PublicHistory(view.deck, view.players, view.rules))
-        _SHARED[id(record[0])] = entry
-    seen = len(entry.record)
-    if seen > len(record) or record[:seen] != entry.record:
-        return None  # an older view, or another branch of a copied game
-    if seen < len(record):
-        try:
-            entry.history.extend(event.public() for event in record[seen:])
-        except KwartetError:
-            del _SHARED[id(record[0])]  # half taken in: of no use to anyone
-            raise
-        entry.record = record
-    return entry.history
+        return self.state.sample_worlds(self.player, n, rng)
 
 
 class FactKnowledge(_ViewFollower):

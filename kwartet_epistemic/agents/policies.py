@@ -875,9 +875,9 @@ def _revealed_by_refusal(
     if history.location[c] is None:
         lacking = reach[ask.target] | (0 if situation.view.rules.bluffing else reach[me])
         hypothetical.allowed[c] = history.allowed[c] & ~lacking
-    conditions = tuple(history._condition(card.index, me) for card in history.deck.family_cards(f))
+    conditions = tuple(history.condition(card.index, me) for card in history.deck.family_cards(f))
     if not any(cond == -1 for cond in conditions):
-        hypothetical._add_clause(f, Clause("some", conditions))  # type: ignore[arg-type]
+        hypothetical.add_clause(f, Clause("some", conditions))  # type: ignore[arg-type]
     hypothetical.family_changed(f)
     counter = WorldCounter(hypothetical, marginals=True)
     if counter.count == 0 or counter.bound >= 1 << 62:

@@ -20,14 +20,23 @@ hands it to the symbolic engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.counting import WorldCounter, family_probabilities
 from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT
 from kwartet_epistemic.errors import KwartetError, UnknownToViewerError, UnsupportedFormulaError
+from kwartet_epistemic.events import (
+    Answered,
+    Asked,
+    CardMoved,
+    GameEnded,
+    HandEmptied,
+    QuartetExposed,
+    TurnPassed,
+)
 from kwartet_epistemic.game import Game
 from kwartet_epistemic.logic import (
     And,
@@ -181,8 +190,10 @@ class CountingEngine:
 
     def __init__(self, state: EpistemicState) -> None:
         self._state = state
-        self._places: dict[str, tuple[int, list[str | None]]] = {}
+        self._places: dict[str, tuple[tuple[int, int], list[str | None]]] = {}
         self._slot_places: tuple[np.ndarray, list[str]] | None = None
+        # Per player (None: public): (events taken in, families, probabilities, count).
+        self._families: dict[str | None, tuple[int, frozenset[int], np.ndarray, int]] = {}
 
     @property
     def state(self) -> EpistemicState:
@@ -201,13 +212,97 @@ class CountingEngine:
         counter = self.state.world_counter(() if player is None else (player,))
         return counter.location_table(), counter.count
 
+    def family_probabilities(
+        self, player: str | None, families: Iterable[int] | None = None
+    ) -> tuple[np.ndarray, int]:
+        """``player``'s exact probabilities (``[n_cards, n_players]``) for the cards of
+        ``families`` (every family by default; other rows may be NaN) and the number of
+        their worlds, by :func:`~kwartet_epistemic.epistemics.counting.family_probabilities`
+        (the kernel's whole recount where it applies).  Kept until the record grows;
+        after the viewer's own ask for a card they knew the target held, only that row
+        changes (the worlds map one to one), so the answer is patched, not recounted.
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+        >>> counting = kw.knowledge(game.view("A")).engine_named("counting")
+        >>> matrix, count = counting.family_probabilities("A", [0])
+        >>> count, bool(np.isnan(matrix[4:]).all())
+        (9096824880, True)
+        """
+        state = self.state
+        if player is not None:
+            state.check_player(player)
+        history = state.history
+        n_families = history.deck.n_families
+        wanted = frozenset(range(n_families) if families is None else families)
+        seen = len(state.record)
+        cached = self._families.get(player)
+        if cached is not None and cached[0] != seen and player == state.viewer:
+            cached = self._patched(cached, seen)
+        if cached is not None and cached[0] == seen:
+            if wanted <= cached[1]:
+                self._families[player] = cached
+                return cached[2], cached[3]
+            wanted |= cached[1]  # one computation for both, so the cache keeps both
+        infos = [] if player is None else [state.private_info(player)]
+        matrix, count = family_probabilities(history, infos, wanted)
+        if count == 0:
+            raise KwartetError("no world is consistent with the record")
+        self._families[player] = (seen, wanted, matrix, count)
+        return matrix, count
+
+    def _patched(
+        self, cached: tuple[int, frozenset[int], np.ndarray, int], seen: int
+    ) -> tuple[int, frozenset[int], np.ndarray, int] | None:
+        """The viewer's answer after their own sure ask, without recounting; else None.
+
+        If the viewer knew that the target held the card, every one of their worlds has
+        it there: moving it to them maps worlds one to one, so nothing else changes.
+        """
+        state = self.state
+        before, families, matrix, count = cached
+        new = state.record[before:seen]
+        if len(new) < 3:
+            return None
+        asked, answered, moved = new[0], new[1], new[2]
+        if not (
+            type(asked) is Asked
+            and asked.asker == state.viewer
+            and type(answered) is Answered
+            and answered.has_card
+            and type(moved) is CardMoved
+            and moved.destination == state.viewer
+        ):
+            return None
+        players = state.players
+        c = asked.card.index
+        if asked.card.family_index not in families:
+            return None
+        row = matrix[c]
+        holders = np.flatnonzero(row)
+        if not (len(holders) == 1 and row[holders[0]] == 1.0):
+            return None
+        if players[int(holders[0])] != asked.target:
+            return None
+        deck = state.deck
+        patched = matrix.copy()
+        patched[c] = 0.0
+        patched[c, players.index(state.viewer)] = 1.0
+        for event in new[3:]:
+            if type(event) is QuartetExposed:
+                f = deck.family_index(event.family)
+                patched[4 * f : 4 * f + 4] = 0.0
+            elif type(event) not in (HandEmptied, TurnPassed, GameEnded):
+                return None
+        return seen, families, patched, count
+
     def known_place(self, player: str, card: int) -> str | None:
         """Where ``player`` knows the unseen card (deck index ``card``) lies, else None
         (worked out for every card at once, once per public version)."""
-        history = self.state.history
+        version = self.state.version
         cached = self._places.get(player)  # only ever holds players of the game
-        if cached is None or cached[0] != history.version:
-            cached = (history.version, self._known_places(player))
+        if cached is None or cached[0] != version:
+            cached = (version, self._known_places(player))
             self._places[player] = cached
         return cached[1][card]
 

@@ -540,11 +540,10 @@ def _sighting(base: _Facts, c: int) -> list[FactKey]:
 def _facts_of(state: EpistemicState, player: str) -> _Facts:
     """The facts of the state's record for ``player``, remembered on the state until
     the record grows."""
-    history = state.history
-    cache: dict[str, tuple[tuple[int, int], _Facts]] = state.__dict__.setdefault(
+    cache: dict[str, tuple[tuple[int, int, int], _Facts]] = state.__dict__.setdefault(
         "_explain_facts", {}
     )
-    version = (history.events_seen, history.version)
+    version = (len(state.record), *state.version)
     cached = cache.get(player)
     if cached is None or cached[0] != version:
         cached = (version, _Facts(state, player))

@@ -207,7 +207,7 @@ class ExplicitEngine:
     def _built(self, limit: int | None) -> tuple[KripkeModel, np.ndarray]:
         state = self.state
         history = state.history
-        key = (history.version, limit)
+        key = (state.version, limit)
         if self._model is None or self._model[0] != key:
             actual = state.actual_origins() if state.viewer is None else None
             model, origins = build_model(

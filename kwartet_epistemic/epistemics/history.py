@@ -425,8 +425,10 @@ class PublicHistory:
         self._restrict(c, self.reach[holder])
         self.location[c] = holder
 
-    def _condition(self, c: int, player: str) -> int:
-        """The slot mask for "card c is with ``player`` now"."""
+    def condition(self, c: int, player: str) -> int:
+        """The slot mask for "card c is with ``player`` now": the player's slots for a
+        card not publicly seen, -1 (always) for one seen with the player, 0 (never) for
+        one seen elsewhere."""
         where = self.location[c]
         if where is None:
             return self.reach[player]
@@ -458,9 +460,9 @@ class PublicHistory:
 
     def _asked(self, asker: str, card: Card) -> None:
         f = card.family_index
-        conditions = tuple(self._condition(x.index, asker) for x in self.deck.family_cards(f))
+        conditions = tuple(self.condition(x.index, asker) for x in self.deck.family_cards(f))
         if not any(cond == -1 for cond in conditions):
-            self._add_clause(f, Clause("some", conditions))  # type: ignore[arg-type]
+            self.add_clause(f, Clause("some", conditions))  # type: ignore[arg-type]
         if not self.rules.bluffing:
             self._lacks(asker, card.index)
 
@@ -477,7 +479,7 @@ class PublicHistory:
             cards = [c.index for c in self.deck.family_cards(f)]
             face_up = [self.location[c] == "middle" for c in cards]
             conditions = tuple(
-                IGNORED if up else self._condition(c, player)
+                IGNORED if up else self.condition(c, player)
                 for c, up in zip(cards, face_up, strict=True)
             )
             result.append((f, "allornone" if any(face_up) else "none", conditions))
@@ -494,7 +496,7 @@ class PublicHistory:
         :meth:`cannot_ask_conditions` gives them, now or at an earlier moment) hold."""
         for f, kind, conds in conditions:
             if kind != "none":
-                self._add_clause(f, Clause("allornone", conds))  # type: ignore[arg-type]
+                self.add_clause(f, Clause("allornone", conds))  # type: ignore[arg-type]
                 continue
             for i, mask in enumerate(conds):
                 if mask == -1:
@@ -593,7 +595,9 @@ class PublicHistory:
                     )
                 self._add_normalised(f, "notall", conditions)
 
-    def _add_clause(self, f: int, clause: Clause) -> None:
+    def add_clause(self, f: int, clause: Clause) -> None:
+        """Add the constraint ``clause`` on the cards of family ``f`` (its conditions as
+        :meth:`condition` gives them); call :meth:`family_changed` after the last one."""
         # Conditions are slot masks; normalise "always" to a canonical all-ones mask.
         conditions = tuple(_FULL if c == -1 else c for c in clause.conditions)
         if clause.kind == "allornone" and all(c in (0, IGNORED) for c in conditions):

@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from kwartet_epistemic._safejson import short
 from kwartet_epistemic.cards import Card
 from kwartet_epistemic.epistemics.counting import WorldCounter, exact_probabilities
 from kwartet_epistemic.epistemics.engines import ENGINES, Engine
+from kwartet_epistemic.epistemics.evaluate import CountingEngine
 from kwartet_epistemic.epistemics.explicit import ExplicitEngine
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
 from kwartet_epistemic.errors import KwartetError, UnknownToViewerError
@@ -109,9 +110,11 @@ class EpistemicState:
         self.rules = source.rules
         self.viewer: str | None = source.player if isinstance(source, PlayerView) else None
         self._history = PublicHistory(self.deck, self.players, self.rules)
+        self._shares = False  # whether the history is the one the game's views share
+        self._epoch = 0  # bumped when the history object is replaced
         self._private: dict[str, PrivateInfo] = {}
-        self._counters: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
-        self._samplers: dict[tuple[str, ...], tuple[int, WorldCounter]] = {}
+        self._counters: dict[tuple[str, ...], tuple[tuple[int, int], WorldCounter]] = {}
+        self._samplers: dict[tuple[str, ...], tuple[tuple[int, int], WorldCounter]] = {}
         self._engines: dict[str, Engine] = {}
         self._catch_up()
 
@@ -133,6 +136,23 @@ class EpistemicState:
         """The public constraints (caught up with the game)."""
         self._catch_up()
         return self._history
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """Changes whenever the public constraints do: what every cache of an answer is
+        kept under.
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=3), ["A", "B", "C"], seed=1)
+        >>> state = kw.knowledge(game)
+        >>> before = state.version
+        >>> first = game.legal_asks()[0]
+        >>> _ = game.ask(first.target, first.card)
+        >>> state.version != before
+        True
+        """
+        self._catch_up()
+        return (self._epoch, self._history.version)
 
     def follow(self, view: PlayerView) -> None:
         """Take in a later view of the game this state follows (the same viewer).
@@ -174,21 +194,45 @@ class EpistemicState:
         equality: two games can have equal public records and different hands."""
         if not isinstance(view, PlayerView) or view.player != self.viewer:
             return False
-        seen = self._history.events_seen
-        record, mine = view.record, self._source.record
+        mine = self._source.record
+        seen = len(mine)
+        record = view.record
         return seen == 0 or (
             len(record) >= seen and record[0] is mine[0] and record[seen - 1] is mine[seen - 1]
         )
 
     def _catch_up(self) -> None:
-        seen = self._history.events_seen
         source = self._source
+        if isinstance(source, PlayerView) and not self.rules.draw_pile:
+            entry = source.derived.get(_PUBLIC_HISTORY)
+            if (
+                self._shares
+                and entry is not None
+                and entry.record is source.record
+                and entry.history is self._history
+            ):
+                return  # taken in already (by this state or another player's)
+            shared = _shared_history(source, create=not self._history.events_seen)
+            if shared is not None:
+                if shared is not self._history:
+                    self._replace_history(shared, shares=True)
+                return
+            if self._shares:  # the shared constraints went ahead of this view: its own
+                self._replace_history(
+                    PublicHistory(self.deck, self.players, self.rules), shares=False
+                )
+        seen = self._history.events_seen
         new = source.record_since(seen) if isinstance(source, Game) else source.record[seen:]
         if new:
             self._history.extend(event.public() for event in new)
             # A player's dealt hand never changes; only a draw adds to what they know.
             if any(type(event) is Drew for event in new):
                 self._private.clear()
+
+    def _replace_history(self, history: PublicHistory, shares: bool) -> None:
+        self._history = history
+        self._shares = shares
+        self._epoch += 1
 
     def check_player(self, player: object) -> str:
         """``player`` if it is a player of this game, else
@@ -241,7 +285,7 @@ class EpistemicState:
             self.check_player(player)
         self._catch_up()
         key = tuple(sorted(set(players)))
-        version = self._history.version
+        version = self.version
         cached = self._counters.get(key)
         if cached is None or cached[0] != version:
             infos = [self.private_info(p) for p in key]
@@ -330,18 +374,31 @@ class EpistemicState:
         table, _ = self.engine_named(self.engine).location_table(player)
         return table.astype(object)
 
-    def location_probabilities(self, player: str | None = None) -> np.ndarray:
+    def location_probabilities(
+        self, player: str | None = None, families: Iterable[int] | None = None
+    ) -> np.ndarray:
         """``[n_cards, n_players]``: ``player``'s exact probability (uniform over their
         possible worlds) that each player holds each card now; rows in deck order,
         exposed cards all 0 (and piles take the rest of a row).
+
+        With ``families`` (family numbers) only their rows are sure to be filled (the
+        others may be NaN): the counting engines then count just those families'
+        marginals, as agents ask at every decision.
 
         >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
         >>> p = kw.knowledge(game).location_probabilities("A")
         >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
         ((32, 4), True)
+        >>> q = kw.knowledge(game).location_probabilities("A", families=[1])
+        >>> bool(np.array_equal(q[4:8], p[4:8]))
+        True
         """
         if player is not None:
             self.check_player(player)
+        if families is not None and self.engine in ("auto", "counting"):
+            counting = self.engine_named(self.engine)
+            assert isinstance(counting, CountingEngine)
+            return counting.family_probabilities(player, families)[0]
         counts, total = self.engine_named(self.engine).location_table(player)
         if total == 0:
             raise KwartetError("no world is consistent with the record")
@@ -412,10 +469,10 @@ class EpistemicState:
         key = () if player is None else (player,)
         infos = [self.private_info(p) for p in key]
         cached = self._samplers.get(key)
-        if cached is None or cached[0] != self._history.version:
+        if cached is None or cached[0] != self.version:
             # The default layout: the enumeration order, and so the worlds a seed draws,
             # are those the engine has always drawn.
-            cached = (self._history.version, WorldCounter(self._history, infos))
+            cached = (self.version, WorldCounter(self._history, infos))
             self._samplers[key] = cached
         counter = cached[1]
         if counter.count == 0:
@@ -562,3 +619,51 @@ def _truncate(info: PrivateInfo, history: PublicHistory) -> PrivateInfo:
     """A player's private info as it stood when ``history`` was taken (draws so far)."""
     draws = tuple((n, c) for n, c in info.draws if n < len(history.draw_slots))
     return PrivateInfo(info.player, info.dealt, draws)
+
+
+_PUBLIC_HISTORY = "kwartet_epistemic.epistemics: public history"
+"""The key of the public constraints in a game's :class:`~kwartet_epistemic.game.DerivedCache`."""
+
+
+class _SharedHistory:
+    __slots__ = ("record", "history")
+
+    def __init__(self, record: tuple[Event, ...], history: PublicHistory) -> None:
+        self.record = record
+        self.history = history
+
+
+def _shared_history(view: PlayerView, create: bool) -> PublicHistory | None:
+    """The public constraints of ``view``'s record, one object for the states of every
+    view of the same game (each would otherwise take in every event again), kept in the
+    game's derived cache; None where it cannot be shared: the game's constraints went
+    ahead of this (older) view or another way, or none are kept and ``create`` is off.
+
+    Only without a draw pile: there a player's record holds their own draws.  Equal
+    records give equal constraints (they depend on nothing else), so equality decides.
+    """
+    record = view.record
+    if not record:
+        return None
+    entry = view.derived.get(_PUBLIC_HISTORY)
+    if entry is None:
+        if not create:
+            return None
+        entry = _SharedHistory((), PublicHistory(view.deck, view.players, view.rules))
+        view.derived[_PUBLIC_HISTORY] = entry
+    kept = entry.record
+    seen = len(kept)
+    if seen > len(record):
+        return None
+    # The same game hands out the same event objects: identity is the quick test.
+    quick = not seen or (record[0] is kept[0] and record[seen - 1] is kept[seen - 1])
+    if not quick and record[:seen] != kept:
+        return None
+    if seen < len(record):
+        try:
+            entry.history.extend(event.public() for event in record[seen:])
+        except KwartetError:
+            del view.derived[_PUBLIC_HISTORY]  # half taken in: of no use to anyone
+            raise
+        entry.record = record
+    return entry.history

@@ -312,7 +312,7 @@ class SymbolicEngine:
 
     def __init__(self, state: EpistemicState) -> None:
         self._state = state
-        self._structure: tuple[int, SymbolicKwartet] | None = None
+        self._structure: tuple[tuple[int, int], SymbolicKwartet] | None = None
 
     @property
     def state(self) -> EpistemicState:
@@ -322,7 +322,7 @@ class SymbolicEngine:
     def structure(self) -> SymbolicKwartet:
         """The state's knowledge structure (rebuilt when the public record changes)."""
         state = self.state
-        version = state.history.version
+        version = state.version
         if self._structure is None or self._structure[0] != version:
             self._structure = (version, SymbolicKwartet(state))
         return self._structure[1]

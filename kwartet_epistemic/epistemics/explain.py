@@ -61,16 +61,19 @@ from __future__ import annotations
 
 import html
 import itertools
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwartet_epistemic.cards import Card
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import (
-    CLAUSE_CODES,
+    HAND_SIZES,
     Clause,
+    FactHistory,
+    FactKey,
     PrivateInfo,
     PublicHistory,
 )
@@ -80,7 +83,6 @@ from kwartet_epistemic.events import (
     CardMoved,
     Dealt,
     Drew,
-    Event,
     GameEnded,
     MiddleCardTurned,
     QuartetExposed,
@@ -90,11 +92,6 @@ if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.state import EpistemicState
 
 __all__ = ["Explanation", "Fact", "explain", "facts_force"]
-
-FactKey = tuple[str, int, Any]
-"""A fact's identity: (kind, index in the record it is anchored at, detail)."""
-
-HAND_SIZES: FactKey = ("hand sizes", 0, None)
 
 
 @dataclass(frozen=True)
@@ -188,99 +185,6 @@ def _chances(probabilities: Sequence[tuple[str, Fraction]]) -> str:
 # ----- the record as facts ------------------------------------------------------------
 
 
-class _Recorder(PublicHistory):
-    """A public history that notes, for every constraint it applies, the fact it comes
-    from, as a list of operations that can be replayed with any subset of the facts.
-
-    Every constraint's *content* (which slots, which clause) depends only on the public
-    structure (where seen cards are, who drew when), never on other constraints, so the
-    replay of a subset is exact.  Only a draw reads the constraints (a card may be the
-    drawn one if it may lie in the stock): it is an operation of its own."""
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.ops: list[tuple[Any, ...]] = []
-        self.families_of: dict[FactKey, set[int]] = {}
-        self._event: Event | None = None
-        self._context: FactKey | None = None
-        self._rule_player = ""
-        self.initial_mask = (1 << len(self._names)) - 1
-
-    def _key(self, family: int) -> FactKey:
-        context = self._context
-        index = self.events_seen
-        if context is not None:
-            if context[0] == "rule":
-                key: FactKey = ("rule", context[1], (family, self._rule_player))
-            else:
-                key = context
-        else:
-            kind = {
-                CardMoved: "move",
-                Answered: "refusal",
-                QuartetExposed: "exposure",
-                MiddleCardTurned: "turned",
-                GameEnded: "revealed",
-            }.get(type(self._event), "other")
-            key = (kind, index, None)
-        self.families_of.setdefault(key, set()).add(family)
-        return key
-
-    def _take(self, event: Event) -> None:
-        self._event = event
-        self._context = None
-        if type(event) is not Drew:
-            super()._take(event)
-            return
-        unseen = tuple(c for c, where in enumerate(self.location) if where is None)
-        super()._take(event)
-        self.ops.append(("draw", len(self._names) - 1, self.stock_slot, unseen))
-
-    def _asked(self, asker: str, card: Card) -> None:
-        self._context = ("ask", self.events_seen, None)
-        try:
-            super()._asked(asker, card)
-        finally:
-            self._context = None
-
-    def _lacks(self, player: str, c: int) -> None:
-        if self._context is not None and self._context[0] == "ask":
-            self._context = ("no bluff", self.events_seen, None)
-            try:
-                super()._lacks(player, c)
-            finally:
-                self._context = ("ask", self.events_seen, None)
-        else:
-            super()._lacks(player, c)
-
-    def _add_not_all_clauses(self) -> None:
-        saved, self._context = self._context, ("rule", self.events_seen, None)
-        try:
-            super()._add_not_all_clauses()
-        finally:
-            self._context = saved
-
-    def _conditions(self, f: int, player: str) -> tuple[int, ...] | None:
-        self._rule_player = player
-        return super()._conditions(f, player)
-
-    def _cannot_ask(self, player: str) -> None:
-        kind = "draw" if type(self._event) is Drew else "cannot ask"
-        saved, self._context = self._context, (kind, self.events_seen, player)
-        try:
-            super()._cannot_ask(player)
-        finally:
-            self._context = saved
-
-    def _restrict(self, c: int, mask: int) -> None:
-        self.ops.append(("restrict", self._key(c // 4), c, mask))
-        super()._restrict(c, mask)
-
-    def _add_normalised(self, f: int, kind: str, conditions: tuple[int, ...]) -> None:
-        self.ops.append(("clause", self._key(f), f, kind, conditions))
-        super()._add_normalised(f, kind, conditions)
-
-
 class _Facts:
     """The facts of one record and the worlds of any subset of them, for one player."""
 
@@ -289,7 +193,7 @@ class _Facts:
         self.record = record
         self.deck = state.deck
         self.info: PrivateInfo = state.private_info(player)
-        recorder = _Recorder(state.deck, state.players, state.rules)
+        recorder = FactHistory(state.deck, state.players, state.rules)
         recorder.extend(record)
         self.full = recorder
         # Move numbers as the demo counts them: each ask (or turned card) starts a move.
@@ -307,7 +211,6 @@ class _Facts:
             owner or name
             for owner, name in zip(recorder.slot_owner, recorder.slot_names, strict=True)
         ]
-        self._stamps: dict[tuple[Any, ...], int] = {}
         self._cache: dict[tuple[frozenset[FactKey], int], set[str]] = {}
         own_slots = 1 << state.players.index(player)
         own_card = {c: own_slots for c in self.info.dealt}
@@ -319,49 +222,10 @@ class _Facts:
 
     # ----- the constraints of a subset --------------------------------------------
 
-    def _replay(
-        self, kept: frozenset[FactKey]
-    ) -> tuple[list[int], list[dict[tuple[str, tuple[int, ...]], None]]]:
-        allowed = [self.full.initial_mask] * len(self.deck)
-        clauses: list[dict[tuple[str, tuple[int, ...]], None]] = [{} for _ in self.deck.families]
-        for op in self.full.ops:
-            if op[0] == "draw":
-                _, slot, stock, unseen = op
-                bit, stock_bit = 1 << slot, 1 << stock
-                for c in unseen:
-                    if allowed[c] & stock_bit:
-                        allowed[c] |= bit
-            elif op[1] in kept:
-                if op[0] == "restrict":
-                    allowed[op[2]] &= op[3]
-                else:
-                    clauses[op[2]].setdefault((op[3], op[4]), None)
-        return allowed, clauses
-
     def history(self, kept: frozenset[FactKey]) -> PublicHistory:
         """A plain :class:`PublicHistory` of the record's structure with only the
         constraints of the ``kept`` facts (the hand sizes always, as slot capacities)."""
-        allowed, clauses = self._replay(kept)
-        history = PublicHistory.copy(self.full)
-        history.__class__ = PublicHistory
-        history.memo = self.full.memo
-        history._stuck = None
-        history.allowed = allowed
-        history.clauses = [{Clause(k, cond) for k, cond in family} for family in clauses]  # type: ignore[arg-type]
-        history._clause_keys = [set(family) for family in clauses]
-        history.coded_clauses = [
-            [(CLAUSE_CODES[k], *cond) for k, cond in family] for family in clauses
-        ]
-        for f in range(self.deck.n_families):
-            key = (tuple(allowed[4 * f : 4 * f + 4]), tuple(clauses[f]))
-            stamp = self._stamps.get(key)
-            if stamp is None:
-                history.family_changed(f)
-                self._stamps[key] = history.family_stamps[f]
-            else:
-                history.family_stamps[f] = stamp
-        history.version += 1
-        return history
+        return self.full.restricted(kept)
 
     def possible_places(self, kept: frozenset[FactKey], c: int) -> set[str]:
         """The places ``c`` may be in, in the worlds of the ``kept`` facts (with the hand
@@ -382,7 +246,7 @@ class _Facts:
 
     def _family_places(self, kept: frozenset[FactKey], c: int) -> set[str]:
         """Without hand sizes the families are independent: enumerate c's family."""
-        allowed, clauses = self._replay(kept)
+        allowed, clauses = self.full.constraints_of(kept)
         f = c // 4
         options = []
         for x in range(4 * f, 4 * f + 4):
@@ -537,12 +401,15 @@ def _sighting(base: _Facts, c: int) -> list[FactKey]:
     return []
 
 
+_FACTS: weakref.WeakKeyDictionary[EpistemicState, dict[str, tuple[tuple[int, ...], _Facts]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def _facts_of(state: EpistemicState, player: str) -> _Facts:
     """The facts of the state's record for ``player``, remembered on the state until
     the record grows."""
-    cache: dict[str, tuple[tuple[int, int, int], _Facts]] = state.__dict__.setdefault(
-        "_explain_facts", {}
-    )
+    cache = _FACTS.setdefault(state, {})
     version = (len(state.record), *state.version)
     cached = cache.get(player)
     if cached is None or cached[0] != version:

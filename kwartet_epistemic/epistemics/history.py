@@ -36,6 +36,7 @@ import copy
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kwartet_epistemic.cards import Card, Deck
 from kwartet_epistemic.errors import KwartetError
@@ -53,7 +54,15 @@ from kwartet_epistemic.events import (
 )
 from kwartet_epistemic.rules import RuleSet
 
-__all__ = ["Clause", "PublicHistory", "PrivateInfo", "private_info"]
+__all__ = [
+    "Clause",
+    "FactHistory",
+    "FactKey",
+    "HAND_SIZES",
+    "PublicHistory",
+    "PrivateInfo",
+    "private_info",
+]
 
 EXPOSED = "exposed"
 IGNORED = -2
@@ -661,3 +670,168 @@ def private_info(
                 held.discard(event.card.index)
                 draws.append((draw_number, event.card.index))
     return PrivateInfo(player, frozenset(held), tuple(sorted(draws)))
+
+
+FactKey = tuple[str, int, Any]
+"""A public fact's identity: (kind, index in the record it is anchored at, detail)."""
+
+HAND_SIZES: FactKey = ("hand sizes", 0, None)
+"""The fact that fixes every hand's and pile's size (it is never an operation)."""
+
+
+class FactHistory(PublicHistory):
+    """A public history that notes, for every constraint it applies, the public fact it
+    comes from (a :data:`FactKey`), as a list of operations that can be replayed with
+    any subset of the facts (:meth:`restricted`): what explanations are made of.
+
+    Every constraint's *content* (which slots, which clause) depends only on the public
+    structure (where seen cards are, who drew when), never on other constraints, so the
+    replay of a subset is exact.  Only a draw reads the constraints (a card may be the
+    drawn one if it may lie in the stock): it is an operation of its own."""
+
+    def __init__(self, deck: Deck, players: Sequence[str], rules: RuleSet) -> None:
+        super().__init__(deck, players, rules)
+        self.ops: list[tuple[Any, ...]] = []
+        """The constraints in order: ``("restrict", key, card, mask)``, ``("clause", key,
+        family, kind, conditions)`` and ``("draw", slot, stock slot, unseen cards)``."""
+        self.families_of: dict[FactKey, set[int]] = {}
+        """The families each fact constrains."""
+        self._stamps: dict[tuple[Any, ...], int] = {}
+        self._event: Event | None = None
+        self._context: FactKey | None = None
+        self._rule_player = ""
+        self.initial_mask = (1 << len(self._names)) - 1
+
+    def _key(self, family: int) -> FactKey:
+        context = self._context
+        index = self.events_seen
+        if context is not None:
+            if context[0] == "rule":
+                key: FactKey = ("rule", context[1], (family, self._rule_player))
+            else:
+                key = context
+        else:
+            kind = {
+                CardMoved: "move",
+                Answered: "refusal",
+                QuartetExposed: "exposure",
+                MiddleCardTurned: "turned",
+                GameEnded: "revealed",
+            }.get(type(self._event), "other")
+            key = (kind, index, None)
+        self.families_of.setdefault(key, set()).add(family)
+        return key
+
+    def _take(self, event: Event) -> None:
+        self._event = event
+        self._context = None
+        if type(event) is not Drew:
+            super()._take(event)
+            return
+        unseen = tuple(c for c, where in enumerate(self.location) if where is None)
+        super()._take(event)
+        self.ops.append(("draw", len(self._names) - 1, self.stock_slot, unseen))
+
+    def _asked(self, asker: str, card: Card) -> None:
+        self._context = ("ask", self.events_seen, None)
+        try:
+            super()._asked(asker, card)
+        finally:
+            self._context = None
+
+    def _lacks(self, player: str, c: int) -> None:
+        if self._context is not None and self._context[0] == "ask":
+            self._context = ("no bluff", self.events_seen, None)
+            try:
+                super()._lacks(player, c)
+            finally:
+                self._context = ("ask", self.events_seen, None)
+        else:
+            super()._lacks(player, c)
+
+    def _add_not_all_clauses(self) -> None:
+        saved, self._context = self._context, ("rule", self.events_seen, None)
+        try:
+            super()._add_not_all_clauses()
+        finally:
+            self._context = saved
+
+    def _conditions(self, f: int, player: str) -> tuple[int, ...] | None:
+        self._rule_player = player
+        return super()._conditions(f, player)
+
+    def _cannot_ask(self, player: str) -> None:
+        kind = "draw" if type(self._event) is Drew else "cannot ask"
+        saved, self._context = self._context, (kind, self.events_seen, player)
+        try:
+            super()._cannot_ask(player)
+        finally:
+            self._context = saved
+
+    def _restrict(self, c: int, mask: int) -> None:
+        self.ops.append(("restrict", self._key(c // 4), c, mask))
+        super()._restrict(c, mask)
+
+    def _add_normalised(self, f: int, kind: str, conditions: tuple[int, ...]) -> None:
+        self.ops.append(("clause", self._key(f), f, kind, conditions))
+        super()._add_normalised(f, kind, conditions)
+
+    def constraints_of(
+        self, kept: frozenset[FactKey]
+    ) -> tuple[list[int], list[dict[tuple[str, tuple[int, ...]], None]]]:
+        """The allowed origins of every card and the clauses of every family (as
+        ``(kind, conditions)``) that the ``kept`` facts alone impose."""
+        allowed = [self.initial_mask] * len(self.deck)
+        clauses: list[dict[tuple[str, tuple[int, ...]], None]] = [{} for _ in self.deck.families]
+        for op in self.ops:
+            if op[0] == "draw":
+                _, slot, stock, unseen = op
+                bit, stock_bit = 1 << slot, 1 << stock
+                for c in unseen:
+                    if allowed[c] & stock_bit:
+                        allowed[c] |= bit
+            elif op[1] in kept:
+                if op[0] == "restrict":
+                    allowed[op[2]] &= op[3]
+                else:
+                    clauses[op[2]].setdefault((op[3], op[4]), None)
+        return allowed, clauses
+
+    def restricted(self, kept: frozenset[FactKey]) -> PublicHistory:
+        """A plain :class:`PublicHistory` of this record's structure (who sits where, which
+        card moved when, the draws) with only the constraints of the ``kept`` facts (the
+        hand sizes always, as slot capacities).  Families whose constraints repeat an
+        earlier subset's keep its stamp, so the counting engine's tables are reused.
+
+        >>> import kwartet_epistemic as kw
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+        >>> _ = game.ask("B", "7S")
+        >>> history = FactHistory(game.deck, game.players, game.rules)
+        >>> history.extend(game.record)
+        >>> facts = {op[1] for op in history.ops if op[0] != "draw"}
+        >>> all_of_them = history.restricted(frozenset(facts))
+        >>> none = history.restricted(frozenset())
+        >>> all_of_them.allowed == history.allowed, none.allowed == history.allowed
+        (True, False)
+        """
+        allowed, clauses = self.constraints_of(kept)
+        history = PublicHistory.copy(self)
+        history.__class__ = PublicHistory
+        history.memo = self.memo
+        history._stuck = None
+        history.allowed = allowed
+        history.clauses = [{Clause(k, cond) for k, cond in family} for family in clauses]  # type: ignore[arg-type]
+        history._clause_keys = [set(family) for family in clauses]
+        history.coded_clauses = [
+            [(CLAUSE_CODES[k], *cond) for k, cond in family] for family in clauses
+        ]
+        for f in range(self.deck.n_families):
+            key = (tuple(allowed[4 * f : 4 * f + 4]), tuple(clauses[f]))
+            stamp = self._stamps.get(key)
+            if stamp is None:
+                history.family_changed(f)
+                self._stamps[key] = history.family_stamps[f]
+            else:
+                history.family_stamps[f] = stamp
+        history.version += 1
+        return history

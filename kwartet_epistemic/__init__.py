@@ -188,7 +188,8 @@ from kwartet_epistemic.epistemics.explain import Explanation, Fact  # noqa: E402
 __all__ += ["EpistemicState", "Explanation", "Fact", "UnknownToViewerError", "World", "knowledge"]
 
 # --- SMCDEL export (issue 13) ---
-from kwartet_epistemic.symbolic.smcdel import SmcdelError, smcdel_export, to_smcdel  # noqa: E402
+from kwartet_epistemic.conversions import smcdel_export, to_smcdel  # noqa: E402
+from kwartet_epistemic.symbolic.smcdel import SmcdelError  # noqa: E402
 
 __all__ += ["SmcdelError", "smcdel_export", "to_smcdel"]
 

@@ -2,7 +2,7 @@
 what every move teaches.
 
 After every move the session prints the move with the demo's narration
-(:func:`kwartet_epistemic.demo.lessons`), told from the human's seat: what the table
+(:func:`kwartet_epistemic.epistemics.narration.lessons`), told from the human's seat: what the table
 learns (a refusal, what became common knowledge), what the human now knows, and what the
 human can be sure the others now know about their hand.  Nothing the human could not
 work out from their own seat is told about other hands: "Now B knows you hold 8♠." means
@@ -48,7 +48,7 @@ from typing import TextIO
 import numpy as np
 
 from kwartet_epistemic.cards import Card, Deck
-from kwartet_epistemic.demo import Moment, lessons
+from kwartet_epistemic.epistemics.narration import Moment, lessons
 from kwartet_epistemic.errors import GameSetupError, KwartetError, UnknownCardError
 from kwartet_epistemic.events import (
     Answered,

@@ -21,6 +21,7 @@ import pytest
 from kwartet_testing import SMALL_SETUPS, random_formula, random_game
 
 import kwartet_epistemic as kw
+from kwartet_epistemic.conversions import smcdel_export
 from kwartet_epistemic.errors import ModelError, ModelTooLargeError
 from kwartet_epistemic.logic import (
     And,
@@ -51,8 +52,8 @@ from kwartet_epistemic.symbolic.smcdel import (
     read_smcdel_output,
     read_smcdel_variables,
     run_smcdel,
-    smcdel_export,
 )
+from kwartet_epistemic.symbolic.translations import kripke_to_structure
 
 # ----------------------------------------------------------------- a reader of SMCDEL's input
 
@@ -361,7 +362,7 @@ def test_game_export_read_back_answers_as_the_game(setup):
 def test_kripke_structure_keeps_every_world_apart():
     # two worlds alike in atoms and cells: a copy bit tells them apart
     model = kw.KripkeModel(3, {"A": [0, 0, 1]}, {"p": [True, True, False]})
-    structure, states = model.to_knowledge_structure()
+    structure, states = kripke_to_structure(model)
     assert len(set(states)) == 3 and structure.count_states() == 3
     assert any(name.startswith("copy(") for name in structure.vocabulary)
     for f in ("K_A p", "M_A ~p", "[!p]K_A p"):
@@ -382,15 +383,15 @@ def test_clear_errors():
         smcdel_export(KnowledgeStructure(["p"], "p", {}), "p", actual=set())
     model = kw.KripkeModel(2, {"A": [0, 1]}, {"p": [True, False]})
     with pytest.raises(ModelError, match="atom 'cell.A, 0.' .* not in the model's vocabulary"):
-        model.to_smcdel("cell(A, 0)")  # a variable of the encoding, not an atom of the model
+        kw.to_smcdel(model, "cell(A, 0)")  # a variable of the encoding, not an atom of the model
     with pytest.raises(ModelError, match="unknown agent 'B'"):
-        model.to_smcdel("K_B p")
+        kw.to_smcdel(model, "K_B p")
     with pytest.raises(ModelError, match="expected a formula"):
         smcdel_export(ks, 42)
     with pytest.raises(ModelError, match="expected a KripkeModel"):
         kw.to_smcdel("not a model")
     with pytest.raises(ModelTooLargeError, match="at most 2 "):
-        kw.KripkeModel(3, {"A": [0, 1, 2]}).to_knowledge_structure(max_worlds=2)
+        kripke_to_structure(kw.KripkeModel(3, {"A": [0, 1, 2]}), max_worlds=2)
     big = Atom("p")
     for _ in range(40):
         big = And(big, big)  # 2**40 atoms written out
@@ -505,3 +506,17 @@ def test_smcdel_agrees_on_random_game_positions(setup):
                 assert not knows_true and not knows_false, str(q)
             else:
                 assert (knows_true, knows_false) == (expected, not expected), str(q)
+
+
+def test_the_old_homes_of_the_conversions_still_work_and_warn() -> None:
+    model = kw.KripkeModel(2, {"A": [0, 1]}, {"p": [True, False]})
+    with pytest.warns(DeprecationWarning, match="kwartet_epistemic.to_smcdel"):
+        assert model.to_smcdel("K_A p") == kw.to_smcdel(model, "K_A p")
+    with pytest.warns(DeprecationWarning, match="kripke_to_structure"):
+        structure, states = model.to_knowledge_structure()
+    assert states == kripke_to_structure(model)[1]
+    with pytest.warns(DeprecationWarning, match="import it from kwartet_epistemic.conversions"):
+        from kwartet_epistemic.symbolic.smcdel import to_smcdel as old_to_smcdel
+    assert old_to_smcdel(model, "K_A p") == kw.to_smcdel(model, "K_A p")
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        smcdel_module.nothing  # noqa: B018

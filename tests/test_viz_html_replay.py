@@ -15,8 +15,8 @@ import pytest
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.cli import main
-from kwartet_epistemic.demo import narrate
 from kwartet_epistemic.viz.page import page_data
+from kwartet_epistemic.viz.progress import narrate
 
 EVIL = "</script><script>window.pwned=1</script>"
 EVIL_CARD = "<img src=x onerror=window.pwned=2>"

@@ -28,6 +28,7 @@ from kwartet_epistemic.epistemics.engines import ENGINES, Engine
 from kwartet_epistemic.epistemics.evaluate import CountingEngine
 from kwartet_epistemic.epistemics.explicit import ExplicitEngine
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info
+from kwartet_epistemic.epistemics.symbolic import export_game
 from kwartet_epistemic.errors import KwartetError, UnknownToViewerError
 from kwartet_epistemic.events import Drew, Event, QuartetExposed
 from kwartet_epistemic.game import Game, PlayerView
@@ -590,14 +591,12 @@ class EpistemicState:
 
     def to_smcdel(self, query: Any = None, *, jobs: Any = None) -> str:
         """SMCDEL's text input for this position (the symbolic engine's structure) and
-        the queries; see :func:`kwartet_epistemic.symbolic.smcdel.export_game`.
+        the queries; see :func:`kwartet_epistemic.epistemics.symbolic.export_game`.
 
         >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
         >>> kw.knowledge(game).to_smcdel("K_A has(B, 7S)").count("VALID?")
         1
         """
-        from kwartet_epistemic.symbolic.smcdel import export_game
-
         return export_game(self, query, jobs=jobs).text
 
     def _repr_html_(self) -> str:

@@ -30,13 +30,14 @@ True
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable, Sequence
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kwartet_epistemic.epistemics.history import IGNORED, PublicHistory
-from kwartet_epistemic.errors import KwartetError, UnknownToViewerError
+from kwartet_epistemic.errors import KwartetError, ModelError, UnknownToViewerError
 from kwartet_epistemic.logic import (
     And,
     Announce,
@@ -59,7 +60,8 @@ from kwartet_epistemic.logic import (
 )
 from kwartet_epistemic.logic._trampoline import Step, run
 from kwartet_epistemic.logic.formula import formula_excerpt
-from kwartet_epistemic.symbolic.backend import exact_count, new_manager
+from kwartet_epistemic.symbolic.backend import exact_count, new_manager, plain_errors
+from kwartet_epistemic.symbolic.smcdel import SmcdelExport, export_structure, queries_of
 from kwartet_epistemic.symbolic.structure import BddKnowledgeStructure
 
 if TYPE_CHECKING:
@@ -805,3 +807,61 @@ def _fold_connective(f: Formula, left: Formula, right: Formula) -> Formula:
     if right == neutral:
         return left
     return kind(left, right)
+
+
+# ----- SMCDEL's input of a position -------------------------------------------------
+
+
+@plain_errors
+def export_game(
+    state: EpistemicState,
+    query: Formula | str | Sequence[Formula | str] | None = None,
+    *,
+    jobs: Iterable[str] | None = None,
+) -> SmcdelExport:
+    """The SMCDEL input of a game position (its epistemic state).
+
+    The structure is the symbolic engine's.  On the whole table (a Game, or its state)
+    ``TRUE?`` asks at the actual deal.  On a player's view the actual deal is unknown:
+    each query φ is asked as ``K_P φ`` and ``K_P ~φ`` (P the viewer) at a state P
+    considers possible, which is how ``holds`` answers on a view.
+    """
+    symbolic = state.engine_named("symbolic").structure()
+    manager = symbolic.manager
+    structure = symbolic.structure
+    history = symbolic.history
+    queries = queries_of(query)
+    if state.viewer is None:
+        cube = symbolic.actual_cube()
+    else:
+        cube = symbolic.law & symbolic.observation_cube([state.viewer])
+        queries = tuple(f for q in queries for f in (K(state.viewer, q), K(state.viewer, Not(q))))
+    picked = manager.pick(cube, care_vars=set(symbolic.names)) if symbolic.names else {}
+    if picked is None:  # pragma: no cover - the actual deal is always a state
+        raise ModelError("the actual deal is not a state of the symbolic structure")
+    actual = {name: bool(picked[name]) for name in symbolic.names}
+    describe: dict[str, str] = {}
+    for (c, s), name in symbolic.var.items():
+        owner = history.slot_owner[s]
+        where = f"{owner}'s hand or draw" if owner is not None else "a pile"
+        describe[name] = f"card {history.deck.cards[c].code} came from slot {s}, {where}"
+    who = "the whole table" if state.viewer is None else f"{state.viewer}'s view"
+    title = [
+        f"a Kwartet position ({who}) after {len(state.record)} events; a variable "
+        "o<card>_<slot> says where a card came from, each player observes those of "
+        "their own slots",
+    ]
+    if state.viewer is not None:
+        title.append(
+            f"each query q is asked as K {state.viewer} q and K {state.viewer} ~q at a state "
+            f"{state.viewer} considers possible"
+        )
+    return export_structure(
+        structure,
+        queries,
+        actual=actual,
+        jobs=jobs,
+        describe=describe,
+        atom_comments=True,
+        title=title,
+    )

@@ -32,7 +32,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from kwartet_epistemic.errors import FalseAnnouncementError, ModelError, ModelTooLargeError
+from kwartet_epistemic._deprecation import deprecated
+from kwartet_epistemic._safejson import short
+from kwartet_epistemic.errors import (
+    FalseAnnouncementError,
+    KwartetError,
+    ModelError,
+    ModelFileError,
+    ModelTooLargeError,
+)
 from kwartet_epistemic.kripke.partition import (
     BoolArray,
     IntArray,
@@ -70,6 +78,15 @@ from kwartet_epistemic.logic.formula import (
     formula_excerpt,
 )
 from kwartet_epistemic.logic.parser import as_formula
+from kwartet_epistemic.model_files import (
+    KRIPKE_MODEL_FORMAT,
+    MODEL_FILE_VERSION,
+    check_model_data,
+    dump_json,
+    read_model_file,
+    read_model_text,
+    save_text,
+)
 
 if TYPE_CHECKING:
     import networkx
@@ -900,41 +917,29 @@ class KripkeModel:
 
     # ------------------------------------------------------------------ export
 
+    @deprecated("use kwartet_epistemic.symbolic.translations.kripke_to_structure(model)")
     def to_knowledge_structure(
         self, *, backend: str = "auto", max_worlds: int = 100_000
     ) -> tuple[KnowledgeStructure, tuple[frozenset[str], ...]]:
         """A knowledge structure with the same states, and per world its state (the set
-        of its true variables); see
-        :func:`~kwartet_epistemic.symbolic.smcdel.kripke_to_structure`.
-
-        >>> m = KripkeModel(2, {"A": [0, 0]}, {"p": [True, False]})
-        >>> ks, states = m.to_knowledge_structure()
-        >>> [ks.holds("~K_A p", s) for s in states]
-        [True, True]
-        """
-        from kwartet_epistemic.symbolic.smcdel import kripke_to_structure
+        of its true variables): deprecated, use
+        :func:`~kwartet_epistemic.symbolic.translations.kripke_to_structure`."""
+        from kwartet_epistemic.symbolic.translations import kripke_to_structure
 
         return kripke_to_structure(self, backend=backend, max_worlds=max_worlds)
 
+    @deprecated("use kwartet_epistemic.to_smcdel(model, ...)")
     def to_smcdel(
         self,
         query: Formula | str | Sequence[Formula | str] | None = None,
         *,
         jobs: Iterable[str] | None = None,
     ) -> str:
-        """SMCDEL's text input for this model and the queries: ``TRUE?`` at the actual
-        world (if any), ``VALID?`` and ``WHERE?`` per query (or the ``jobs`` given).
+        """SMCDEL's text input for this model and the queries: deprecated, use
+        :func:`kwartet_epistemic.to_smcdel`."""
+        from kwartet_epistemic.symbolic.translations import export_kripke
 
-        Worlds become the states of :meth:`to_knowledge_structure`, listed in the
-        comments; see :mod:`kwartet_epistemic.symbolic.smcdel`.
-
-        >>> m = KripkeModel(2, {"A": [0, 1]}, {"p": [True, False]})
-        >>> print(m.to_smcdel("K_A p", jobs=["TRUE?"]).splitlines()[-1])
-        TRUE? {1} (K A 1)
-        """
-        from kwartet_epistemic.symbolic.smcdel import smcdel_export
-
-        return smcdel_export(self, query, jobs=jobs).text
+        return export_kripke(self, query, jobs=jobs).text
 
     def to_dict(self) -> dict[str, Any]:
         """The model as plain JSON data (see :mod:`kwartet_epistemic.model_files`).
@@ -942,9 +947,7 @@ class KripkeModel:
         >>> KripkeModel(2, {"A": [0, 0]}, {"p": [True, False]}).to_dict()["valuation"]
         {'p': '10'}
         """
-        from kwartet_epistemic.model_files import kripke_to_dict
-
-        return kripke_to_dict(self)
+        return _kripke_to_dict(self)
 
     def to_json(self) -> str:
         """The model as JSON text, with ``"format": "kwartet-kripke-model"`` and
@@ -966,18 +969,14 @@ class KripkeModel:
         }
         <BLANKLINE>
         """
-        from kwartet_epistemic.model_files import dump_json, kripke_to_dict
-
-        return dump_json(kripke_to_dict(self))
+        return dump_json(_kripke_to_dict(self))
 
     @classmethod
     def from_dict(cls, data: Any) -> KripkeModel:
         """A model from JSON data, checked: format, version, the schema
         (``schemas/kripke_model.schema.json``) and the sizes; otherwise
         :class:`~kwartet_epistemic.errors.ModelFileError`."""
-        from kwartet_epistemic.model_files import kripke_from_dict
-
-        return kripke_from_dict(data)
+        return _kripke_from_dict(data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> KripkeModel:
@@ -988,15 +987,11 @@ class KripkeModel:
         ...
         kwartet_epistemic.errors.ModelFileError: Kripke model: not valid JSON: Expecting ',' delimiter: line 1 column 6 (char 5)
         """
-        from kwartet_epistemic.model_files import kripke_from_json
-
-        return kripke_from_json(text)
+        return _kripke_from_dict(read_model_text(text, KRIPKE_MODEL_FORMAT))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the model's JSON to ``path`` atomically (the old file or the new one,
         never half, whenever the writer stops)."""
-        from kwartet_epistemic.model_files import save_text
-
         save_text(path, self.to_json())
 
     @classmethod
@@ -1009,9 +1004,11 @@ class KripkeModel:
         ...
         kwartet_epistemic.errors.ModelFileError: cannot read Kripke model '/no/such/model.json': No such file or directory
         """
-        from kwartet_epistemic.model_files import kripke_load
-
-        return kripke_load(path)
+        data = read_model_file(path, KRIPKE_MODEL_FORMAT)
+        try:
+            return _kripke_from_dict(data)
+        except ModelFileError as err:
+            raise ModelFileError(f"{path}: {err}") from err
 
     def to_networkx(self, max_worlds: int = 2000) -> networkx.Graph:
         """The model as an undirected networkx graph (for drawing and graph algorithms).
@@ -1056,3 +1053,79 @@ class KripkeModel:
         for (u, v), agents in edge_agents.items():
             graph.add_edge(u, v, agents=tuple(sorted(agents)))
         return graph
+
+
+# ------------------------------------------------------------------ files
+
+
+def _kripke_to_dict(model: KripkeModel) -> dict[str, Any]:
+    partitions: dict[str, list[int]] = {}
+    for agent in model.agents:
+        labels = model.labels(agent)
+        # Renumber in the order of first use: the same partition, the same text.
+        _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+        rank = np.empty(first.size, dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(first.size)
+        partitions[agent] = rank[inverse.reshape(-1)].tolist()
+    valuation: dict[str, str] = {}
+    for atom in sorted(model.atoms, key=lambda a: a.name):
+        mask = model.truth_set(atom)
+        valuation[atom.name] = np.where(mask, 49, 48).astype(np.uint8).tobytes().decode("ascii")
+    names = model.world_names
+    return {
+        "format": KRIPKE_MODEL_FORMAT,
+        "version": MODEL_FILE_VERSION,
+        "worlds": model.n_worlds,
+        "world_names": None if names is None else list(names),
+        "actual": model.actual,
+        "partitions": partitions,
+        "valuation": valuation,
+    }
+
+
+def _kripke_from_dict(data: Any) -> KripkeModel:
+    data = check_model_data(data, KRIPKE_MODEL_FORMAT)
+    n = data["worlds"]
+    names = data["world_names"]
+    if names is not None and len(names) != n:
+        raise ModelFileError(f"world_names: {len(names)} names: expected one per world ({n})")
+    actual = data["actual"]
+    if actual is not None and not actual < n:
+        raise ModelFileError(f"actual: {actual}: expected a world index 0..{n - 1}")
+    partitions: dict[str, np.ndarray] = {}
+    for agent, labels in data["partitions"].items():
+        if len(labels) != n:
+            raise ModelFileError(
+                f"partitions: agent {agent!r} has {len(labels)} labels: expected one per "
+                f"world ({n})"
+            )
+        array = np.asarray(labels, dtype=np.int64) if labels else np.zeros(0, np.int64)
+        if not all(type(label) is int for label in labels) or (
+            array.size and (array.min() < 0 or array.max() >= n)
+        ):
+            position = next(i for i, x in enumerate(labels) if type(x) is not int or not 0 <= x < n)
+            raise ModelFileError(
+                f"partitions: agent {agent!r}, world {position}: {short(labels[position])}: "
+                f"expected a block label 0..{n - 1} (at $.partitions.{agent}[{position}])"
+            )
+        partitions[agent] = array
+    valuation: dict[str, np.ndarray] = {}
+    for name, bits in data["valuation"].items():
+        try:
+            canonical = Atom(name).name
+        except KwartetError as err:
+            raise ModelFileError(f"valuation: atom {short(name)}: {err}") from None
+        if canonical != name:
+            raise ModelFileError(
+                f"valuation: atom {short(name)}: expected it written as {canonical!r}"
+            )
+        if len(bits) != n:
+            raise ModelFileError(
+                f"valuation: atom {name!r} has {len(bits)} truth values: expected one per "
+                f"world ({n})"
+            )
+        valuation[name] = np.frombuffer(bits.encode("ascii"), dtype=np.uint8) == ord("1")
+    try:
+        return KripkeModel(n, partitions, valuation, actual=actual, world_names=names)
+    except KwartetError as err:
+        raise ModelFileError(f"Kripke model: {err}") from None

@@ -14,14 +14,16 @@ the knowledge structures have a single code path.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
-from kwartet_epistemic.errors import ModelError
+from kwartet_epistemic.errors import KwartetError, ModelError
 
 __all__ = [
+    "plain_errors",
     "SMALL_CACHE",
     "BackendName",
     "available_backends",
@@ -237,3 +239,31 @@ def _count_over_nodes(manager: Any, u: Any, count_variables: Iterable[str]) -> i
             for child in children
         )
     return count_edge(u, memo) << (total - free_from(level_of(u)))
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def plain_errors(method: _Method) -> _Method:
+    """Raise our input errors with no traceback into the engine's frames.
+
+    Those frames hold BDD nodes and the manager.  An exception kept alive in a
+    reference cycle (a notebook's ``sys.last_value``, pytest's ``raises``) would drag
+    them into the cycle collector, which may free the manager before its nodes and make
+    ``dd`` complain.  The message already says what was wrong with the input.
+    """
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except KwartetError as error:
+            failure = error
+        del args, kwargs  # this frame stays in the traceback: keep no BDDs in it
+        failure.__context__ = failure.__cause__ = None
+        try:
+            raise failure.with_traceback(None)
+        finally:
+            del failure  # else error -> traceback -> this frame -> error is a cycle
+
+    return cast(_Method, wrapper)

@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kwartet_epistemic._deprecation import moved_name
 from kwartet_epistemic._safejson import short
 from kwartet_epistemic.errors import KwartetError, ModelError, ModelTooLargeError
 from kwartet_epistemic.logic.formula import (
@@ -84,25 +85,34 @@ from kwartet_epistemic.logic.formula import (
     formula_excerpt,
 )
 from kwartet_epistemic.logic.parser import as_formula
-from kwartet_epistemic.symbolic.structure import _plain_errors
+from kwartet_epistemic.symbolic.backend import plain_errors
 
 if TYPE_CHECKING:
-    from kwartet_epistemic.kripke import KripkeModel
-    from kwartet_epistemic.symbolic.structure import BddKnowledgeStructure, KnowledgeStructure
+    from kwartet_epistemic.symbolic.structure import BddKnowledgeStructure
 
 __all__ = [
     "SMCDEL_JOBS",
     "SmcdelAnswer",
     "SmcdelError",
     "SmcdelExport",
+    "comment_text",
+    "export_structure",
     "find_smcdel",
-    "kripke_to_structure",
+    "formula_text",
+    "queries_of",
     "read_smcdel_output",
     "read_smcdel_variables",
     "run_smcdel",
-    "smcdel_export",
-    "to_smcdel",
 ]
+
+# Names that moved to the floor above the types they convert (deprecated here).
+_MOVED = {
+    "kripke_to_structure": "kwartet_epistemic.symbolic.translations",
+    "export_kripke": "kwartet_epistemic.symbolic.translations",
+    "export_game": "kwartet_epistemic.epistemics.symbolic",
+    "smcdel_export": "kwartet_epistemic.conversions",
+    "to_smcdel": "kwartet_epistemic.conversions",
+}
 
 SMCDEL_JOBS = ("TRUE?", "VALID?", "WHERE?")
 """The kinds of query SMCDEL's text input has, in the order they are written per formula."""
@@ -254,7 +264,7 @@ class SmcdelExport:
         which SMCDEL lists too, are ignored).
 
         >>> from kwartet_epistemic.kripke import KripkeModel
-        >>> smcdel_export(KripkeModel(2, {"A": [0, 1]}, {"p": [True, False]})).world_of({2})
+        >>> kw.smcdel_export(KripkeModel(2, {"A": [0, 1]}, {"p": [True, False]})).world_of({2})
         1
         """
         if self.worlds is None:
@@ -269,7 +279,7 @@ class SmcdelExport:
         """Our names of the true (non-auxiliary) variables of an SMCDEL state.
 
         >>> from kwartet_epistemic.symbolic import KnowledgeStructure
-        >>> export = smcdel_export(KnowledgeStructure(["p", "q"], "top", {}))
+        >>> export = kw.smcdel_export(KnowledgeStructure(["p", "q"], "top", {}))
         >>> sorted(export.state_names({2}))
         ['q']
         """
@@ -376,7 +386,7 @@ def formula_text(
     return formula.fold(node_text)
 
 
-def _queries_of(query: FormulaLike | Sequence[FormulaLike] | None) -> tuple[Formula, ...]:
+def queries_of(query: FormulaLike | Sequence[FormulaLike] | None) -> tuple[Formula, ...]:
     if query is None:
         return ()
     if isinstance(query, Formula | str):
@@ -398,7 +408,7 @@ def _jobs_of(jobs: Iterable[str] | None, has_actual: bool) -> tuple[str, ...]:
     return chosen
 
 
-def _comment(value: str) -> str:
+def comment_text(value: str) -> str:
     """A name in a comment: JSON text in ASCII (SMCDEL reads files in the locale)."""
     return json.dumps(value, ensure_ascii=True)
 
@@ -527,7 +537,7 @@ def _coded_law(
     return "AND (" + ",\n     ".join(conjuncts) + ")"
 
 
-@_plain_errors
+@plain_errors
 def export_structure(
     structure: BddKnowledgeStructure,
     query: FormulaLike | Sequence[FormulaLike] | None = None,
@@ -546,7 +556,7 @@ def export_structure(
     """
     manager = structure.manager
     count_vars = list(structure.count_vars)
-    queries = _queries_of(query)
+    queries = queries_of(query)
     chosen_jobs = _jobs_of(jobs, actual is not None)
     agents = _agent_names(structure.agents)
     state: dict[str, bool] | None = None
@@ -556,7 +566,7 @@ def export_structure(
                 f"actual {short(actual)}: expected the state as values of the variables "
                 f"{count_vars[:5]}"
             )
-        state = structure._check_assignment(actual)
+        state = structure.check_assignment(actual)
 
     law = structure.law
     graph = _LawGraph(manager, law)
@@ -613,7 +623,7 @@ def export_structure(
     def atom_text(atom: Atom) -> str:
         found = atom_texts.get(atom)
         if found is None:
-            bdd = structure._atom_bdd(atom)
+            bdd = structure.atom_bdd(atom)
             outside = sorted(set(manager.support(bdd)) - set(count_vars))
             if outside:
                 raise ModelError(
@@ -628,7 +638,7 @@ def export_structure(
     lines.append("-- variables:")
     for name in levels:
         note = f"  ({describe[name]})" if describe and name in describe else ""
-        lines.append(f"--   {numbers[name]} = {_comment(name)}{note}")
+        lines.append(f"--   {numbers[name]} = {comment_text(name)}{note}")
     if aux_numbers:
         lines.append(
             f"--   the other numbers up to {max(aux_numbers)}: auxiliary, the bits (just "
@@ -643,9 +653,10 @@ def export_structure(
     if atom_comments and atom_texts:
         lines.append("-- atoms of the queries:")
         for atom, text in atom_texts.items():
-            lines.append(f"--   {_comment(atom.name)} = {text}")
+            lines.append(f"--   {comment_text(atom.name)} = {text}")
     lines.append(
-        "-- agents: " + ", ".join(f"{name} = {_comment(agent)}" for agent, name in agents.items())
+        "-- agents: "
+        + ", ".join(f"{name} = {comment_text(agent)}" for agent, name in agents.items())
     )
     all_numbers = sorted([*numbers.values(), *auxiliary])
     lines.append("VARS " + ", ".join(map(str, all_numbers)))
@@ -671,7 +682,7 @@ def export_structure(
                 node = high if state[graph.top[node]] else low
         true_numbers.sort()
     for index, (q, text) in enumerate(zip(queries, query_texts, strict=True)):
-        lines.append(f"-- query {index + 1}: {_comment(formula_excerpt(q, 200))}")
+        lines.append(f"-- query {index + 1}: {comment_text(formula_excerpt(q, 200))}")
         for job in chosen_jobs:
             if job == "TRUE?":
                 lines.append(f"TRUE? {{{', '.join(map(str, true_numbers))}}} {text}")
@@ -685,256 +696,6 @@ def export_structure(
 
 
 # ------------------------------------------------------------------------- Kripke models
-
-
-def _fresh_name(base: str, fallback: str, taken: set[str]) -> str:
-    try:
-        name = Atom(base).name
-    except KwartetError:
-        name = Atom(fallback).name
-    while name in taken:
-        name = Atom("x" + name).name
-    taken.add(name)
-    return name
-
-
-@_plain_errors
-def kripke_to_structure(
-    model: KripkeModel, *, backend: str = "auto", max_worlds: int = 100_000
-) -> tuple[KnowledgeStructure, tuple[frozenset[str], ...]]:
-    """A knowledge structure with the same states as an S5 Kripke model, and per world
-    its state (the set of true atoms).
-
-    Variables: the model's atoms; per agent bits ``cell(A, j)``, the binary number of
-    the agent's block, which the agent observes; and bits ``copy(j)`` numbering worlds
-    that agree on all of those (only where some do).  The law is the disjunction of the
-    worlds' states, so the worlds and the states correspond one to one and every
-    formula over the model's atoms has the same truth value at a world and its state.
-
-    >>> from kwartet_epistemic.kripke import KripkeModel
-    >>> m = KripkeModel(3, {"A": [0, 0, 1]}, {"p": [True, False, False]})
-    >>> ks, states = kripke_to_structure(m)
-    >>> ks.vocabulary, [sorted(s) for s in states]
-    (('p', 'cell(A, 0)'), [['p'], [], ['cell(A, 0)']])
-    >>> [ks.holds("K_A ~p", s) for s in states] == m.truth_set("K_A ~p").tolist()
-    True
-    """
-    from kwartet_epistemic.kripke.partition import compact
-    from kwartet_epistemic.symbolic.backend import new_manager
-    from kwartet_epistemic.symbolic.structure import KnowledgeStructure
-
-    n = model.n_worlds
-    if n > max_worlds:
-        raise ModelTooLargeError(
-            f"the model has {n:,} worlds; the export writes at most {max_worlds:,} "
-            "(contract() it or raise max_worlds)"
-        )
-    atoms = sorted(a.name for a in model.atoms)
-    taken = set(atoms)
-    columns: dict[str, list[bool]] = {name: model.truth_set(Atom(name)).tolist() for name in atoms}
-    observed: dict[str, list[str]] = {}
-    for index, agent in enumerate(model.agents):
-        labels, count = compact(model.labels(agent))
-        bits = []
-        for j in range((count - 1).bit_length()):
-            name = _fresh_name(f"cell({agent}, {j})", f"cell({index}, {j})", taken)
-            columns[name] = ((labels >> j) & 1).astype(bool).tolist()
-            bits.append(name)
-        observed[agent] = bits
-    names = list(columns)
-    signatures = list(zip(*(columns[name] for name in names), strict=True)) if names else [()] * n
-    copies: list[int] = []
-    counter: dict[tuple[bool, ...], int] = {}
-    for signature in signatures:
-        copies.append(counter.get(signature, 0))
-        counter[signature] = copies[-1] + 1
-    most = max(counter.values(), default=1)
-    for j in range((most - 1).bit_length()):
-        name = _fresh_name(f"copy({j})", f"copy({j})", taken)
-        columns[name] = [bool(c >> j & 1) for c in copies]
-        names.append(name)
-    states = tuple(frozenset(name for name in names if columns[name][w]) for w in range(n))
-    manager = new_manager(backend)
-    if names:
-        manager.declare(*names)
-    law = manager.false
-    for w in range(n):
-        law |= manager.cube({name: columns[name][w] for name in names})
-    return KnowledgeStructure(names, law, observed, manager=manager), states
-
-
-@_plain_errors
-def export_kripke(
-    model: KripkeModel,
-    query: FormulaLike | Sequence[FormulaLike] | None = None,
-    *,
-    jobs: Iterable[str] | None = None,
-    max_worlds: int = 100_000,
-) -> SmcdelExport:
-    """The SMCDEL input of a Kripke model (see :func:`kripke_to_structure`)."""
-    known = {atom.name for atom in model.atoms}
-    for formula in _queries_of(query):
-        for atom in sorted(formula.atoms() - model.atoms, key=lambda a: a.name):
-            raise ModelError(
-                f"atom {atom.name!r} in {formula_excerpt(formula)!r} is not in the model's "
-                f"vocabulary {sorted(known)[:8]}"
-            )
-    structure, states = kripke_to_structure(model, max_worlds=max_worlds)
-    actual = None if model.actual is None else structure._assignment_of(states[model.actual])
-    title = [f"a Kripke model of {model.n_worlds} worlds, one state per world:"]
-    if model.n_worlds <= 1000:
-        for w, state in enumerate(states):
-            title.append(
-                f"  world {w} {_comment(model.world_name(w))}: "
-                + (", ".join(_comment(a) for a in sorted(state)) or "(no true variable)")
-            )
-    export = export_structure(structure, query, actual=actual, jobs=jobs, title=title)
-    worlds = {
-        frozenset(export.variables[name] for name in state): w for w, state in enumerate(states)
-    }
-    return SmcdelExport(
-        export.text,
-        export.variables,
-        export.auxiliary,
-        export.agents,
-        export.jobs,
-        export.queries,
-        worlds,
-    )
-
-
-# ------------------------------------------------------------------------- games
-
-
-@_plain_errors
-def export_game(
-    source: Any,
-    query: FormulaLike | Sequence[FormulaLike] | None = None,
-    *,
-    jobs: Iterable[str] | None = None,
-) -> SmcdelExport:
-    """The SMCDEL input of a game position (a Game, a PlayerView or an EpistemicState).
-
-    The structure is the symbolic engine's.  On the whole table (a Game, or its state)
-    ``TRUE?`` asks at the actual deal.  On a player's view the actual deal is unknown:
-    each query φ is asked as ``K_P φ`` and ``K_P ~φ`` (P the viewer) at a state P
-    considers possible, which is how ``holds`` answers on a view.
-    """
-    from kwartet_epistemic.epistemics.state import EpistemicState
-    from kwartet_epistemic.game import Game, PlayerView
-
-    if isinstance(source, Game | PlayerView):
-        state = EpistemicState(source)
-    elif isinstance(source, EpistemicState):
-        state = source
-    else:
-        raise ModelError(
-            f"to_smcdel of {short(source)}: expected a KripkeModel, a knowledge structure, a "
-            "Game, a PlayerView or an EpistemicState"
-        )
-    symbolic = state.engine_named("symbolic").structure()
-    manager = symbolic.manager
-    structure = symbolic.structure
-    history = symbolic.history
-    queries = _queries_of(query)
-    if state.viewer is None:
-        cube = symbolic.actual_cube()
-    else:
-        cube = symbolic.law & symbolic.observation_cube([state.viewer])
-        queries = tuple(f for q in queries for f in (K(state.viewer, q), K(state.viewer, Not(q))))
-    picked = manager.pick(cube, care_vars=set(symbolic.names)) if symbolic.names else {}
-    if picked is None:  # pragma: no cover - the actual deal is always a state
-        raise ModelError("the actual deal is not a state of the symbolic structure")
-    actual = {name: bool(picked[name]) for name in symbolic.names}
-    describe: dict[str, str] = {}
-    for (c, s), name in symbolic.var.items():
-        owner = history.slot_owner[s]
-        where = f"{owner}'s hand or draw" if owner is not None else "a pile"
-        describe[name] = f"card {history.deck.cards[c].code} came from slot {s}, {where}"
-    who = "the whole table" if state.viewer is None else f"{state.viewer}'s view"
-    title = [
-        f"a Kwartet position ({who}) after {len(state.record)} events; a variable "
-        "o<card>_<slot> says where a card came from, each player observes those of "
-        "their own slots",
-    ]
-    if state.viewer is not None:
-        title.append(
-            f"each query q is asked as K {state.viewer} q and K {state.viewer} ~q at a state "
-            f"{state.viewer} considers possible"
-        )
-    return export_structure(
-        structure,
-        queries,
-        actual=actual,
-        jobs=jobs,
-        describe=describe,
-        atom_comments=True,
-        title=title,
-    )
-
-
-# ------------------------------------------------------------------------- dispatch
-
-
-@_plain_errors
-def smcdel_export(
-    source: Any,
-    query: FormulaLike | Sequence[FormulaLike] | None = None,
-    *,
-    actual: Any = None,
-    jobs: Iterable[str] | None = None,
-) -> SmcdelExport:
-    """The :class:`SmcdelExport` (text and maps) of a model, structure or game position.
-
-    ``actual`` (knowledge structures only) is the state for ``TRUE?``: a set of true
-    atoms (:class:`KnowledgeStructure`) or values of the variables.  Kripke models and
-    game positions use their actual world.
-
-    >>> from kwartet_epistemic.kripke import KripkeModel
-    >>> export = smcdel_export(KripkeModel(2, {"A": [0, 0]}, {"p": [True, False]}), "K_A p")
-    >>> export.variables, export.jobs
-    ({'p': 1}, (('TRUE?', 0), ('VALID?', 0), ('WHERE?', 0)))
-    """
-    from kwartet_epistemic.kripke import KripkeModel
-    from kwartet_epistemic.symbolic.structure import BddKnowledgeStructure, KnowledgeStructure
-
-    if isinstance(source, KripkeModel):
-        if actual is not None:
-            raise ModelError("a Kripke model's TRUE? is at its actual world: drop actual=")
-        return export_kripke(source, query, jobs=jobs)
-    if isinstance(source, KnowledgeStructure):
-        state = None
-        if actual is not None:
-            state = actual if isinstance(actual, Mapping) else source._assignment_of(actual)
-        return export_structure(source, query, actual=state, jobs=jobs)
-    if isinstance(source, BddKnowledgeStructure):
-        return export_structure(source, query, actual=actual, jobs=jobs)
-    if actual is not None:
-        raise ModelError("a game position's TRUE? is at its actual deal: drop actual=")
-    return export_game(source, query, jobs=jobs)
-
-
-def to_smcdel(
-    source: Any,
-    query: FormulaLike | Sequence[FormulaLike] | None = None,
-    *,
-    actual: Any = None,
-    jobs: Iterable[str] | None = None,
-) -> str:
-    """SMCDEL's text input for a Kripke model, a knowledge structure or a game position
-    (a Game, a PlayerView or an EpistemicState), with ``TRUE?`` (where there is an
-    actual world), ``VALID?`` and ``WHERE?`` per query (or the ``jobs`` given).
-
-    Save it to a file and run ``smcdel file.txt`` to cross-check the answers;
-    :func:`run_smcdel` does that here.
-
-    >>> import kwartet_epistemic as kw
-    >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
-    >>> text = kw.to_smcdel(game, "K_A has(B, 7S)")
-    >>> text.count("TRUE?"), "OBS" in text
-    (1, True)
-    """
-    return smcdel_export(source, query, actual=actual, jobs=jobs).text
 
 
 # ------------------------------------------------------------------------- running it
@@ -985,3 +746,7 @@ def run_smcdel(
             f"{path} failed (exit {done.returncode}): {short(done.stderr.strip()[-500:])}"
         )
     return done.stdout
+
+
+def __getattr__(name: str) -> Any:
+    return moved_name(__name__, name, _MOVED)

@@ -38,14 +38,17 @@ import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import Any, Self
 
+from kwartet_epistemic._safejson import short
 from kwartet_epistemic.errors import (
     FalseAnnouncementError,
     KwartetError,
     ModelError,
+    ModelFileError,
     ModelTooLargeError,
 )
+from kwartet_epistemic.kripke import KripkeModel
 from kwartet_epistemic.logic.formula import (
     And,
     Announce,
@@ -67,16 +70,24 @@ from kwartet_epistemic.logic.formula import (
     formula_excerpt,
 )
 from kwartet_epistemic.logic.parser import as_formula
+from kwartet_epistemic.model_files import (
+    KNOWLEDGE_STRUCTURE_FORMAT,
+    MODEL_FILE_VERSION,
+    check_model_data,
+    dump_json,
+    read_model_file,
+    read_model_text,
+    save_text,
+)
 from kwartet_epistemic.symbolic.backend import (
     SMALL_CACHE,
     and_exists_function,
     backend_of,
     exact_count,
     new_manager,
+    plain_errors,
 )
-
-if TYPE_CHECKING:
-    from kwartet_epistemic.kripke import KripkeModel
+from kwartet_epistemic.symbolic.smcdel import export_structure
 
 __all__ = [
     "BddKnowledgeStructure",
@@ -387,34 +398,6 @@ def _unique_nodes(root: Formula) -> Iterator[Formula]:
         stack.extend(node.args)
 
 
-_Method = TypeVar("_Method", bound=Callable[..., Any])
-
-
-def _plain_errors(method: _Method) -> _Method:
-    """Raise our input errors with no traceback into the engine's frames.
-
-    Those frames hold BDD nodes and the manager.  An exception kept alive in a
-    reference cycle (a notebook's ``sys.last_value``, pytest's ``raises``) would drag
-    them into the cycle collector, which may free the manager before its nodes and make
-    ``dd`` complain.  The message already says what was wrong with the input.
-    """
-
-    @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(*args, **kwargs)
-        except KwartetError as error:
-            failure = error
-        del args, kwargs  # this frame stays in the traceback: keep no BDDs in it
-        failure.__context__ = failure.__cause__ = None
-        try:
-            raise failure.with_traceback(None)
-        finally:
-            del failure  # else error -> traceback -> this frame -> error is a cycle
-
-    return cast(_Method, wrapper)
-
-
 class BddKnowledgeStructure:
     """A knowledge structure over an arbitrary BDD encoding (the lower layer).
 
@@ -444,7 +427,7 @@ class BddKnowledgeStructure:
     True
     """
 
-    @_plain_errors
+    @plain_errors
     def __init__(
         self,
         manager: Any,
@@ -481,7 +464,7 @@ class BddKnowledgeStructure:
         self._manager = manager
         self._law = law
         self._unobserved: Mapping[str, frozenset[str]] = MappingProxyType(hidden)
-        self._atom_bdd = atom_bdd
+        self._atom_to_bdd = atom_bdd
         self._count_vars = counted
         self._results = _RecentByIdentity(_REMEMBERED_RESULTS)
         self._memo = _Memo()
@@ -534,7 +517,7 @@ class BddKnowledgeStructure:
 
     # ------------------------------------------------------------------ queries
 
-    @_plain_errors
+    @plain_errors
     def bdd(self, formula: FormulaLike) -> Bdd:
         """The BDD of the set of states (models of the law) where the formula holds.
 
@@ -544,7 +527,7 @@ class BddKnowledgeStructure:
         """
         return self._law & self._truth(_formula_of(formula))
 
-    @_plain_errors
+    @plain_errors
     def is_valid(self, formula: FormulaLike) -> bool:
         """Whether the formula holds in every state of the structure.
 
@@ -553,7 +536,7 @@ class BddKnowledgeStructure:
         """
         return (self._law & ~self._truth(_formula_of(formula))) == self._manager.false
 
-    @_plain_errors
+    @plain_errors
     def is_satisfiable(self, formula: FormulaLike) -> bool:
         """Whether the formula holds in at least one state of the structure.
 
@@ -562,7 +545,7 @@ class BddKnowledgeStructure:
         """
         return (self._law & self._truth(_formula_of(formula))) != self._manager.false
 
-    @_plain_errors
+    @plain_errors
     def count_states(self, formula: FormulaLike | None = None) -> int:
         """The exact number of states (where the formula holds, if one is given).
 
@@ -573,7 +556,7 @@ class BddKnowledgeStructure:
         target = self._law if formula is None else self.bdd(formula)
         return exact_count(self._manager, target, self._count_vars)
 
-    @_plain_errors
+    @plain_errors
     def holds_at(self, formula: FormulaLike, assignment: Mapping[str, bool]) -> bool:
         """Truth of the formula at the state given as values of all ``count_vars``.
 
@@ -581,11 +564,11 @@ class BddKnowledgeStructure:
         >>> ks.holds_at("K_A p", {"p": True, "q": False})
         True
         """
-        values = self._check_assignment(assignment)
+        values = self.check_assignment(assignment)
         truth = self._manager.let(values, self._truth(_formula_of(formula)))
         return bool(truth == self._manager.true)
 
-    @_plain_errors
+    @plain_errors
     def assignments(self, *, limit: int = _DEFAULT_STATE_LIMIT) -> Iterator[dict[str, bool]]:
         """Every state as values of the ``count_vars``; refuses above ``limit`` states.
 
@@ -608,7 +591,7 @@ class BddKnowledgeStructure:
 
     # ---------------------------------------------------------------- updates
 
-    @_plain_errors
+    @plain_errors
     def announce(self, formula: FormulaLike) -> Self:
         """The structure after a public announcement: the law becomes ``law ∧ φ``.
 
@@ -628,7 +611,7 @@ class BddKnowledgeStructure:
             )
         return self._with_law(law)
 
-    @_plain_errors
+    @plain_errors
     def restrict(self, states: Bdd) -> Self:
         """The structure whose law is ``law ∧ states``: an announcement given as a BDD.
 
@@ -646,7 +629,7 @@ class BddKnowledgeStructure:
             raise FalseAnnouncementError("the restriction leaves no state")
         return self._with_law(law)
 
-    @_plain_errors
+    @plain_errors
     def to_smcdel(
         self,
         query: FormulaLike | Sequence[FormulaLike] | None = None,
@@ -663,9 +646,11 @@ class BddKnowledgeStructure:
         >>> print(ks.to_smcdel("K_A p").splitlines()[-2])
         VALID? (K A 1)
         """
-        from kwartet_epistemic.symbolic.smcdel import smcdel_export
-
-        return smcdel_export(self, query, actual=actual, jobs=jobs).text
+        state: Mapping[str, bool] | None = None
+        if actual is not None:
+            is_set = isinstance(self, KnowledgeStructure) and not isinstance(actual, Mapping)
+            state = self.assignment_of(actual) if is_set else actual  # type: ignore[attr-defined]
+        return export_structure(self, query, actual=state, jobs=jobs).text
 
     def _with_law(self, law: Bdd) -> Self:
         twin = copy.copy(self)
@@ -675,7 +660,14 @@ class BddKnowledgeStructure:
 
     # ---------------------------------------------------------------- evaluation
 
-    def _check_assignment(self, assignment: Mapping[str, bool]) -> dict[str, bool]:
+    def atom_bdd(self, atom: Atom) -> Bdd:
+        """The BDD of ``atom`` over the structure's variables."""
+        return self._atom_to_bdd(atom)
+
+    def check_assignment(self, assignment: Mapping[str, bool]) -> dict[str, bool]:
+        """``assignment`` as values of every state variable, checked: a value for each,
+        no other variable, a state of the law; else
+        :class:`~kwartet_epistemic.errors.ModelError`."""
         missing = [v for v in self._count_vars if v not in assignment]
         if missing:
             raise ModelError(f"the state gives no value to {missing[:5]}")
@@ -820,7 +812,7 @@ class BddKnowledgeStructure:
             opcode = opcodes[part]
             arguments = [law_free[child] for child in children[part]]
             if opcode == _ATOM:
-                result = self._atom_bdd(program.nodes[part])  # type: ignore[arg-type]
+                result = self.atom_bdd(program.nodes[part])  # type: ignore[arg-type]
             elif opcode == _NOT:
                 result = ~arguments[0]
             elif opcode == _AND:
@@ -853,7 +845,7 @@ class BddKnowledgeStructure:
         parts = program.children[number]
         if opcode <= _ATOM:
             if opcode == _ATOM:
-                return self._atom_bdd(node)  # type: ignore[arg-type]
+                return self.atom_bdd(node)  # type: ignore[arg-type]
             return self._manager.true if opcode == _TOP else self._manager.false
         if opcode >= _ANNOUNCE:
             announced = value(parts[0], law)
@@ -952,7 +944,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
     (True, False)
     """
 
-    @_plain_errors
+    @plain_errors
     def __init__(
         self,
         vocabulary: Iterable[str | Atom],
@@ -1037,7 +1029,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
 
     # ------------------------------------------------------------------ queries
 
-    @_plain_errors
+    @plain_errors
     def holds(self, formula: FormulaLike, state: Iterable[str | Atom]) -> bool:
         """Truth of the formula at the state given as its set of true atoms.
 
@@ -1049,13 +1041,13 @@ class KnowledgeStructure(BddKnowledgeStructure):
             # The same (immutable) state as the last query: already checked.
             values = self._checked_values
         else:
-            values = self._check_assignment(self._assignment_of(state))
+            values = self.check_assignment(self.assignment_of(state))
             if isinstance(state, frozenset):
                 self._checked_state, self._checked_values = state, values
         truth = self._manager.let(values, self._truth(_formula_of(formula)))
         return bool(truth == self._manager.true)
 
-    @_plain_errors
+    @plain_errors
     def states(self, *, limit: int = _DEFAULT_STATE_LIMIT) -> Iterator[frozenset[str]]:
         """Every state as the frozenset of its true atoms; refuses above ``limit`` states.
 
@@ -1067,7 +1059,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
             for assignment in self.assignments(limit=limit)
         )
 
-    @_plain_errors
+    @plain_errors
     def announce(self, formula: FormulaLike, *, actual: Iterable[str | Atom] | None = None) -> Self:
         """The structure after a public announcement: the law becomes ``law ∧ φ``.
 
@@ -1091,7 +1083,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
             after._checked_state, after._checked_values = self._checked_state, self._checked_values
         return after
 
-    @_plain_errors
+    @plain_errors
     def to_kripke(self, actual_state: Iterable[str | Atom], *, limit: int = 100_000) -> KripkeModel:
         """The explicit Kripke model of this structure, pointed at ``actual_state``.
 
@@ -1104,10 +1096,8 @@ class KnowledgeStructure(BddKnowledgeStructure):
         >>> model.n_worlds, model.world_name(model.actual), model.holds("K_A p & ~K_A q & K_B p")
         (3, '{p}', True)
         """
-        from kwartet_epistemic.kripke import KripkeModel
-
         actual = frozenset(
-            name for name, value in self._assignment_of(actual_state).items() if value
+            name for name, value in self.assignment_of(actual_state).items() if value
         )
         if not self.holds("top", actual):  # refuses a state outside the law
             raise ModelError(f"{sorted(actual)} is not a state of this structure")
@@ -1127,9 +1117,7 @@ class KnowledgeStructure(BddKnowledgeStructure):
 
     def to_dict(self) -> dict[str, Any]:
         """The structure as plain JSON data; see :mod:`kwartet_epistemic.model_files`."""
-        from kwartet_epistemic.model_files import knowledge_structure_to_dict
-
-        return knowledge_structure_to_dict(self)
+        return _structure_to_dict(self)
 
     def to_json(self) -> str:
         """The structure as JSON text (``"format": "kwartet-knowledge-structure"``,
@@ -1141,18 +1129,14 @@ class KnowledgeStructure(BddKnowledgeStructure):
         >>> again.count_states(), again.to_json() == ks.to_json()
         (3, True)
         """
-        from kwartet_epistemic.model_files import dump_json, knowledge_structure_to_dict
-
-        return dump_json(knowledge_structure_to_dict(self))
+        return dump_json(_structure_to_dict(self))
 
     @classmethod
     def from_dict(cls, data: Any, *, backend: str = "auto") -> KnowledgeStructure:
         """A structure from JSON data, checked: format, version, the schema
         (``schemas/knowledge_structure.schema.json``), atoms and an ordered, reduced BDD;
         otherwise :class:`~kwartet_epistemic.errors.ModelFileError`."""
-        from kwartet_epistemic.model_files import knowledge_structure_from_dict
-
-        return knowledge_structure_from_dict(data, backend=backend)
+        return _structure_from_dict(data, backend=backend)
 
     @classmethod
     def from_json(cls, text: str | bytes, *, backend: str = "auto") -> KnowledgeStructure:
@@ -1163,30 +1147,32 @@ class KnowledgeStructure(BddKnowledgeStructure):
         ...
         kwartet_epistemic.errors.ModelFileError: format: 'kwartet-kripke-model' is not a saved knowledge structure; expected 'kwartet-knowledge-structure'
         """
-        from kwartet_epistemic.model_files import knowledge_structure_from_json
-
-        return knowledge_structure_from_json(text, backend=backend)
+        return _structure_from_dict(
+            read_model_text(text, KNOWLEDGE_STRUCTURE_FORMAT), backend=backend
+        )
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the structure's JSON to ``path`` atomically."""
-        from kwartet_epistemic.model_files import save_text
-
         save_text(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, backend: str = "auto") -> KnowledgeStructure:
         """A structure from a JSON file written by :meth:`save` (checked as
         :meth:`from_dict`; an unreadable file is a ModelFileError too)."""
-        from kwartet_epistemic.model_files import knowledge_structure_load
-
-        return knowledge_structure_load(path, backend=backend)
+        data = read_model_file(path, KNOWLEDGE_STRUCTURE_FORMAT)
+        try:
+            return _structure_from_dict(data, backend=backend)
+        except ModelFileError as err:
+            raise ModelFileError(f"{path}: {err}") from err
 
     def _with_law(self, law: Bdd) -> Self:
         twin = super()._with_law(law)
         twin._checked_state = None  # a state of this law need not be one of the new law
         return twin
 
-    def _assignment_of(self, state: Iterable[str | Atom]) -> dict[str, bool]:
+    def assignment_of(self, state: Iterable[str | Atom]) -> dict[str, bool]:
+        """The state given as its true atoms, as values of every variable (the atoms
+        not given are false)."""
         if isinstance(state, str | Atom):
             raise ModelError(
                 f"a state is a collection of true atoms, not the single {state!r}; "
@@ -1244,3 +1230,129 @@ def _atom_name(atom: str | Atom) -> str:
 def _text_atom_name(text: str) -> str:
     # States are given as sets of names over and over: validate each text once.
     return Atom(text).name
+
+
+# ------------------------------------------------------------------------- files
+
+
+@plain_errors
+def _structure_to_dict(structure: KnowledgeStructure) -> dict[str, Any]:
+    manager = structure.manager
+    order = sorted(structure.vocabulary, key=manager.level_of_var)
+    position = {name: index for index, name in enumerate(order)}
+    refs: dict[Any, int] = {manager.false: 0, manager.true: 1}
+    nodes: list[list[int]] = []
+    stack: list[tuple[Any, bool]] = [(structure.law, False)]
+    children: dict[Any, tuple[Any, Any]] = {}
+    while stack:
+        node, expanded = stack.pop()
+        if node in refs:
+            continue
+        name = node.var
+        if not expanded:
+            high = manager.let({name: True}, node)
+            low = manager.let({name: False}, node)
+            children[node] = (high, low)
+            stack.append((node, True))
+            stack.append((low, False))
+            stack.append((high, False))  # popped first: high before low
+            continue
+        high, low = children.pop(node)
+        refs[node] = len(nodes) + 2
+        nodes.append([position[name], refs[high], refs[low]])
+    return {
+        "format": KNOWLEDGE_STRUCTURE_FORMAT,
+        "version": MODEL_FILE_VERSION,
+        "vocabulary": list(structure.vocabulary),
+        "order": order,
+        "observed": {
+            agent: sorted(seen, key=structure.vocabulary.index)
+            for agent, seen in structure.observed.items()
+        },
+        "law": {"root": refs[structure.law], "nodes": nodes},
+    }
+
+
+@plain_errors
+def _structure_from_dict(data: Any, *, backend: str = "auto") -> KnowledgeStructure:
+    data = check_model_data(data, KNOWLEDGE_STRUCTURE_FORMAT)
+    vocabulary = data["vocabulary"]
+    for name in vocabulary:
+        try:
+            canonical = Atom(name).name
+        except KwartetError as err:
+            raise ModelFileError(f"vocabulary: atom {short(name)}: {err}") from None
+        if canonical != name:
+            raise ModelFileError(
+                f"vocabulary: atom {short(name)}: expected it written as {canonical!r}"
+            )
+    order = data["order"]
+    if sorted(order) != sorted(vocabulary):
+        raise ModelFileError(
+            f"order: {short(order)}: expected the vocabulary {short(vocabulary)}, permuted"
+        )
+    known = set(vocabulary)
+    for agent, seen in data["observed"].items():
+        for name in seen:
+            if name not in known:
+                raise ModelFileError(
+                    f"observed: agent {agent!r} observes {short(name)}, which is not in the "
+                    "vocabulary"
+                )
+    law = data["law"]
+    nodes = law["nodes"]
+    manager = new_manager(backend)
+    if order:
+        manager.declare(*order)
+    built: list[Any] = [manager.false, manager.true]
+    levels: list[int] = [len(order), len(order)]  # terminals below every variable
+    seen_nodes: set[tuple[int, int, int]] = set()
+    for index, node in enumerate(nodes):
+        at = f" (at $.law.nodes[{index}])"
+        if not (type(node) is list and len(node) == 3 and all(type(x) is int for x in node)):
+            raise ModelFileError(
+                f"law: node {index}: {short(node)}: expected [variable position, high, low]{at}"
+            )
+        variable, high, low = node
+        reference = index + 2
+        if not 0 <= variable < len(order):
+            raise ModelFileError(
+                f"law: node {index}: variable position {variable}: expected 0..{len(order) - 1}{at}"
+            )
+        for child in (high, low):
+            if not 0 <= child < reference:
+                raise ModelFileError(
+                    f"law: node {index}: child {child}: expected a reference to an earlier "
+                    f"node or a terminal (0..{reference - 1}){at}"
+                )
+            if levels[child] <= variable:
+                raise ModelFileError(
+                    f"law: node {index} tests {order[variable]!r} above a child that tests a "
+                    f"variable at or above it: expected an ordered BDD{at}"
+                )
+        if high == low:
+            raise ModelFileError(
+                f"law: node {index} has the same high and low child ({high}): expected a "
+                f"reduced BDD{at}"
+            )
+        if (variable, high, low) in seen_nodes:
+            raise ModelFileError(
+                f"law: node {index} repeats an earlier node: expected a reduced BDD{at}"
+            )
+        seen_nodes.add((variable, high, low))
+        built.append(manager.ite(manager.var(order[variable]), built[high], built[low]))
+        levels.append(variable)
+    root = law["root"]
+    if root >= len(built):
+        raise ModelFileError(
+            f"law: root {root}: expected a reference 0..{len(built) - 1} (at $.law.root)"
+        )
+    if nodes and root != len(built) - 1:
+        raise ModelFileError(
+            f"law: root {root}: expected the last node ({len(built) - 1}); nodes the root "
+            "does not reach are not written (at $.law.root)"
+        )
+    try:
+        return KnowledgeStructure(vocabulary, built[root], data["observed"], manager=manager)
+    except KwartetError as err:
+        raise ModelFileError(f"knowledge structure: {err}") from None

@@ -71,7 +71,7 @@ def page_data(progress: GameProgress, *, title: str | None = None) -> dict[str, 
         raise KwartetError(
             "progress: it carries no exact location counts; build it with kw.viz.game_progress"
         )
-    from kwartet_epistemic.demo import narrate
+    from kwartet_epistemic.viz.progress import narrate
 
     deck, players = progress.deck, progress.players
     piles = _has_piles(progress)

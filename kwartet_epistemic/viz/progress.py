@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kwartet_epistemic.cards import Deck
+from kwartet_epistemic.epistemics.narration import Moment, lessons
 from kwartet_epistemic.errors import KwartetError
 from kwartet_epistemic.events import Answered, Drew, Event, QuartetExposed, transcript
 from kwartet_epistemic.game import Ask, Game
@@ -37,7 +38,14 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["GameProgress", "game_progress", "plot_known_share", "plot_progress", "replay_moves"]
+__all__ = [
+    "GameProgress",
+    "game_progress",
+    "narrate",
+    "plot_known_share",
+    "plot_progress",
+    "replay_moves",
+]
 
 _YES, _NO, _QUARTET, _DRAW = "#009E73", "#D55E00", "#E69F00", "#CC79A7"
 
@@ -459,3 +467,26 @@ def plot_progress(
         fontsize=11,
     )
     return figure
+
+
+def narrate(progress: GameProgress, step: int) -> list[str]:
+    """What move ``step`` taught the table, as sentences: the refusal as a fact, new
+    common knowledge, new knowledge of single players, families everyone can place.
+
+    ``progress`` is a :class:`~kwartet_epistemic.viz.GameProgress` (with public counts).
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
+    ...     {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}, first="A")
+    >>> _ = game.ask("B", "7D")
+    >>> narrate(game_progress(game), 1)
+    ['B has no 7♦.', 'It is now common knowledge that C holds 7♦.']
+    """
+    return lessons(
+        progress.deck,
+        progress.players,
+        progress.asks[step],
+        progress.kinds[step],
+        Moment.of_progress(progress, step - 1),
+        Moment.of_progress(progress, step),
+    )

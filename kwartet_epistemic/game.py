@@ -863,6 +863,18 @@ class Game:
         return len(self._stock)
 
     @property
+    def stock(self) -> tuple[Card, ...]:
+        """The cards left in the draw pile, bottom to top (the referee's secret: no
+        player's view shows it).
+
+        >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C"], seed=2,
+        ...                     rules=kw.RuleSet.preset("fish"))
+        >>> len(game.stock) == game.stock_size
+        True
+        """
+        return tuple(self.deck.cards[i] for i in self._stock)
+
+    @property
     def middle(self) -> tuple[Card | None, ...]:
         """Memory Kwartet: the middle cards, None where still face down."""
         return tuple(

@@ -147,7 +147,7 @@ class InvariantChecker:
                     f"the stock holds {len(stock)} cards, the game says {game.stock_size}",
                 )
             )
-        if sorted(stock) != sorted(game._stock):
+        if sorted(stock) != sorted(card.index for card in game.stock):
             found.append(("placement", "the stock is not the dealt stock less the draws"))
         sizes = game.hand_sizes
         for p in game.players:

@@ -95,7 +95,7 @@ def _rename_me(formula: Formula, player: str) -> Formula:
         if isinstance(node, K | M | Kw):
             agent = player if node.agent == "me" else node.agent
             return type(node)(agent, children[0])
-        return node._rebuild(children) if children else node
+        return node.rebuild(children) if children else node
 
     return formula.fold(rebuild)
 

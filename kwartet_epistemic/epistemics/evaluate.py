@@ -122,7 +122,7 @@ def canonical_formula(state: EpistemicState, formula: Formula) -> Formula:
 
     def rebuild(node: Formula, children: list[Formula]) -> Formula:
         if not isinstance(node, Atom):
-            return node._rebuild(children)
+            return node.rebuild(children)
         found = atoms.get(node.name)
         if found is None:
             card, player = _atom(state, node)

@@ -25,18 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
-import numpy as np
-
-from kwartet_epistemic.errors import FalseAnnouncementError, ModelError
+from kwartet_epistemic.errors import ModelError
 from kwartet_epistemic.kripke.partition import (
     PartitionLike,
     Relation,
     compact,
     partition_labels,
 )
-from kwartet_epistemic.logic.formula import Atom, Formula, check_agent, formula_excerpt
+from kwartet_epistemic.logic.formula import Atom, Formula, check_agent
 from kwartet_epistemic.logic.parser import as_formula
 
 if TYPE_CHECKING:
@@ -186,56 +184,4 @@ def product_update(model: KripkeModel, action: ActionModel) -> KripkeModel:
     >>> after.n_worlds, after.holds("h & ~K_A h")
     (2, True)
     """
-    missing = set(model.agents) - set(action.agents)
-    extra = set(action.agents) - set(model.agents)
-    if missing or extra:
-        raise ModelError(
-            "the action model must have a partition for exactly the model's agents: "
-            + (f"missing {sorted(missing)}" if missing else "")
-            + ("; " if missing and extra else "")
-            + (f"unknown {sorted(extra)}" if extra else "")
-        )
-    executable = [model.truth_set(pre) for pre in action.preconditions]
-    worlds_per_event = [np.flatnonzero(mask) for mask in executable]
-    sizes = [int(w.size) for w in worlds_per_event]
-    world_index = (
-        np.concatenate(worlds_per_event) if worlds_per_event else np.zeros(0, np.int64)
-    ).astype(np.int64)
-    event_index = np.repeat(np.arange(len(action.events)), sizes)
-    actual: int | None = None
-    if model.actual is not None:
-        designated = action.actual
-        if not executable[designated][model.actual]:
-            raise FalseAnnouncementError(
-                f"event {action.events[designated]!r} cannot happen at the actual world "
-                f"{model.world_name(model.actual)!r}: its precondition "
-                f"{formula_excerpt(action.preconditions[designated])!r} is false there"
-            )
-        before = sum(sizes[:designated])
-        actual = before + int(np.count_nonzero(executable[designated][: model.actual]))
-    result = model._reindex(world_index, actual)
-    n_events = len(action.events)
-    for agent, event_labels in action.partitions:
-        labels, _ = result._partitions[agent]
-        combined, count = compact(labels * n_events + np.asarray(event_labels)[event_index])
-        combined.setflags(write=False)
-        result._partitions[agent] = (combined, count)
-    changed: dict[str, np.ndarray[Any, np.dtype[np.bool_]]] = {}
-    for event, assignments in enumerate(action.postconditions):
-        rows = np.flatnonzero(event_index == event)
-        for atom, value in assignments:
-            if atom not in changed:
-                model._mask(atom)  # unknown atoms raise ModelError here
-                changed[atom] = np.array(result._mask(atom))
-            changed[atom][rows] = model.truth_set(value)[world_index[rows]]
-    for atom, mask in changed.items():
-        mask.setflags(write=False)
-        result._overrides[atom] = mask
-    if result._names is not None and n_events > 1:
-        names = np.empty(result.n_worlds, dtype=object)
-        names[:] = [
-            f"({world}, {action.events[event]})"
-            for world, event in zip(result._names.tolist(), event_index.tolist(), strict=True)
-        ]
-        result._names = names
-    return result
+    return model.product_update(action)

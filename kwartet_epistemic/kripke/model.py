@@ -132,7 +132,7 @@ def _box_within(
     return result
 
 
-_UNARY = K("A", Top())._precedence
+_UNARY = K("A", Top()).precedence
 
 # Nested announcements keep two truth sets per level while their operands are evaluated.
 _NESTED_BYTES = 512 * 2**20
@@ -646,7 +646,7 @@ class KripkeModel:
                 uses[id(child)] -= 1
                 if uses[id(child)] == 0:
                     del results[id(child)]
-            if within is None and node._precedence == _UNARY and not isinstance(node, Not):
+            if within is None and node.precedence == _UNARY and not isinstance(node, Not):
                 self._remember(node, _read_only(value))
         return results[id(root)]
 
@@ -818,9 +818,59 @@ class KripkeModel:
         >>> after.holds("K_A p & ~K_B p & K_B (K_A p | K_A ~p)")
         True
         """
-        from kwartet_epistemic.kripke.action import product_update
-
-        return product_update(self, action)
+        missing = set(self.agents) - set(action.agents)
+        extra = set(action.agents) - set(self.agents)
+        if missing or extra:
+            raise ModelError(
+                "the action model must have a partition for exactly the model's agents: "
+                + (f"missing {sorted(missing)}" if missing else "")
+                + ("; " if missing and extra else "")
+                + (f"unknown {sorted(extra)}" if extra else "")
+            )
+        executable = [self.truth_set(pre) for pre in action.preconditions]
+        worlds_per_event = [np.flatnonzero(mask) for mask in executable]
+        sizes = [int(w.size) for w in worlds_per_event]
+        world_index = (
+            np.concatenate(worlds_per_event) if worlds_per_event else np.zeros(0, np.int64)
+        ).astype(np.int64)
+        event_index = np.repeat(np.arange(len(action.events)), sizes)
+        actual: int | None = None
+        if self.actual is not None:
+            designated = action.actual
+            if not executable[designated][self.actual]:
+                raise FalseAnnouncementError(
+                    f"event {action.events[designated]!r} cannot happen at the actual world "
+                    f"{self.world_name(self.actual)!r}: its precondition "
+                    f"{formula_excerpt(action.preconditions[designated])!r} is false there"
+                )
+            before = sum(sizes[:designated])
+            actual = before + int(np.count_nonzero(executable[designated][: self.actual]))
+        result = self._reindex(world_index, actual)
+        n_events = len(action.events)
+        for agent, event_labels in action.partitions:
+            labels, _ = result._partitions[agent]
+            combined, count = compact(labels * n_events + np.asarray(event_labels)[event_index])
+            combined.setflags(write=False)
+            result._partitions[agent] = (combined, count)
+        changed: dict[str, np.ndarray[Any, np.dtype[np.bool_]]] = {}
+        for event, assignments in enumerate(action.postconditions):
+            rows = np.flatnonzero(event_index == event)
+            for atom, value in assignments:
+                if atom not in changed:
+                    self._mask(atom)  # unknown atoms raise ModelError here
+                    changed[atom] = np.array(result._mask(atom))
+                changed[atom][rows] = self.truth_set(value)[world_index[rows]]
+        for atom, mask in changed.items():
+            mask.setflags(write=False)
+            result._overrides[atom] = mask
+        if result._names is not None and n_events > 1:
+            names = np.empty(result.n_worlds, dtype=object)
+            names[:] = [
+                f"({world}, {action.events[event]})"
+                for world, event in zip(result._names.tolist(), event_index.tolist(), strict=True)
+            ]
+            result._names = names
+        return result
 
     # ------------------------------------------------------------------ bisimulation
 

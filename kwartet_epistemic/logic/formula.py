@@ -291,11 +291,11 @@ def formula_excerpt(formula: Formula, width: int = 100) -> str:
 
 def _wrap(child: Formula, text: _Rope, minimum: int) -> _Rope:
     """Parenthesise a child's text when it binds more weakly than its position needs."""
-    return text if child._precedence >= minimum else ("(", text, ")")
+    return text if child.precedence >= minimum else ("(", text, ")")
 
 
 def _wrap_latex(child: Formula, text: _Rope, minimum: int) -> _Rope:
-    return text if child._precedence >= minimum else (r"\left(", text, r"\right)")
+    return text if child.precedence >= minimum else (r"\left(", text, r"\right)")
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
@@ -313,7 +313,9 @@ class Formula:
     """
 
     _hash: int = field(default=0, init=False, repr=False, compare=False)
-    _precedence: ClassVar[int] = _PREC_ATOMIC
+    precedence: ClassVar[int] = _PREC_ATOMIC
+    """How tightly the operator binds when printed (atoms and constants the most,
+    prefix operators next, then ``&``, ``|``, ``->``, ``<->``)."""
 
     def __post_init__(self) -> None:
         self._seal()
@@ -466,12 +468,18 @@ class Formula:
         def rebuild(node: Formula, children: list[Formula]) -> Formula:
             if isinstance(node, Atom):
                 return node._substitute(bindings)
-            return node._rebuild(children)
+            return node.rebuild(children)
 
         return self.fold(rebuild)
 
-    def _rebuild(self, children: Sequence[Formula]) -> Formula:
-        """The same node over new children (itself when they are the same objects)."""
+    def rebuild(self, children: Sequence[Formula]) -> Formula:
+        """The same node over new children (itself when they are the same objects): what
+        a :meth:`fold` that rewrites some parts returns for the others.
+
+        >>> from kwartet_epistemic.logic import parse
+        >>> str(parse("K_A p").rebuild([parse("q")]))
+        'K_A q'
+        """
         return self
 
     def modal_depth(self) -> int:
@@ -559,7 +567,7 @@ class Formula:
         """
         import sympy
 
-        modal = next((f for f in self.subformulas() if f._precedence == _PREC_UNARY), None)
+        modal = next((f for f in self.subformulas() if f.precedence == _PREC_UNARY), None)
         if modal is not None and not isinstance(modal, Not):
             raise NotPropositionalError(
                 f"{type(modal).__name__} in {formula_excerpt(modal)!r} has no propositional "
@@ -810,7 +818,7 @@ class Not(Formula):
     """
 
     operand: Formula
-    _precedence: ClassVar[int] = _PREC_UNARY
+    precedence: ClassVar[int] = _PREC_UNARY
 
     def __post_init__(self) -> None:
         _check_formula(self.operand, "the operand of Not")
@@ -820,7 +828,7 @@ class Not(Formula):
     def args(self) -> tuple[Formula, ...]:
         return (self.operand,)
 
-    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+    def rebuild(self, children: Sequence[Formula]) -> Formula:
         return self if children[0] is self.operand else Not(children[0])
 
     def _text_from(self, texts: list[_Rope]) -> _Rope:
@@ -853,7 +861,7 @@ class _Binary(Formula):
     def args(self) -> tuple[Formula, ...]:
         return (self.left, self.right)
 
-    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+    def rebuild(self, children: Sequence[Formula]) -> Formula:
         if children[0] is self.left and children[1] is self.right:
             return self
         return type(self)(children[0], children[1])
@@ -878,7 +886,7 @@ class And(_Binary):
     ('p & q & r', 'p & (q & r)')
     """
 
-    _precedence: ClassVar[int] = _PREC_AND
+    precedence: ClassVar[int] = _PREC_AND
     _symbol: ClassVar[str] = "&"
     _latex_symbol: ClassVar[str] = r"\land"
     _left_minimum: ClassVar[int] = _PREC_AND
@@ -897,7 +905,7 @@ class Or(_Binary):
     ('(p | q) & r', 'p | q & r')
     """
 
-    _precedence: ClassVar[int] = _PREC_OR
+    precedence: ClassVar[int] = _PREC_OR
     _symbol: ClassVar[str] = "|"
     _latex_symbol: ClassVar[str] = r"\lor"
     _left_minimum: ClassVar[int] = _PREC_OR
@@ -916,7 +924,7 @@ class Implies(_Binary):
     ('p -> q -> r', '(p -> q) -> r')
     """
 
-    _precedence: ClassVar[int] = _PREC_IMPLIES
+    precedence: ClassVar[int] = _PREC_IMPLIES
     _symbol: ClassVar[str] = "->"
     _latex_symbol: ClassVar[str] = r"\rightarrow"
     _left_minimum: ClassVar[int] = _PREC_IMPLIES + 1
@@ -935,7 +943,7 @@ class Iff(_Binary):
     'p -> q <-> ~q -> ~p'
     """
 
-    _precedence: ClassVar[int] = _PREC_IFF
+    precedence: ClassVar[int] = _PREC_IFF
     _symbol: ClassVar[str] = "<->"
     _latex_symbol: ClassVar[str] = r"\leftrightarrow"
     _left_minimum: ClassVar[int] = _PREC_IFF
@@ -949,7 +957,7 @@ class Iff(_Binary):
 class _AgentModal(Formula):
     agent: str
     operand: Formula
-    _precedence: ClassVar[int] = _PREC_UNARY
+    precedence: ClassVar[int] = _PREC_UNARY
     _keyword: ClassVar[str] = ""
     _latex_keyword: ClassVar[str] = ""
 
@@ -965,7 +973,7 @@ class _AgentModal(Formula):
     def args(self) -> tuple[Formula, ...]:
         return (self.operand,)
 
-    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+    def rebuild(self, children: Sequence[Formula]) -> Formula:
         return self if children[0] is self.operand else type(self)(self.agent, children[0])
 
     def _text_from(self, texts: list[_Rope]) -> _Rope:
@@ -1027,7 +1035,7 @@ def _natural_key(agent: str) -> tuple[list[Any], str]:
 class _GroupModal(Formula):
     group: tuple[str, ...]
     operand: Formula
-    _precedence: ClassVar[int] = _PREC_UNARY
+    precedence: ClassVar[int] = _PREC_UNARY
     _keyword: ClassVar[str] = ""
 
     def __init__(self, group: Iterable[str] | str, operand: Formula) -> None:
@@ -1062,7 +1070,7 @@ class _GroupModal(Formula):
     def args(self) -> tuple[Formula, ...]:
         return (self.operand,)
 
-    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+    def rebuild(self, children: Sequence[Formula]) -> Formula:
         return self if children[0] is self.operand else type(self)(self.group, children[0])
 
     def _text_from(self, texts: list[_Rope]) -> _Rope:
@@ -1114,7 +1122,7 @@ class D(_GroupModal):
 class _Dynamic(Formula):
     announced: Formula
     operand: Formula
-    _precedence: ClassVar[int] = _PREC_UNARY
+    precedence: ClassVar[int] = _PREC_UNARY
     _opening: ClassVar[str] = ""
     _closing: ClassVar[str] = ""
     _latex_opening: ClassVar[str] = ""
@@ -1129,7 +1137,7 @@ class _Dynamic(Formula):
     def args(self) -> tuple[Formula, ...]:
         return (self.announced, self.operand)
 
-    def _rebuild(self, children: Sequence[Formula]) -> Formula:
+    def rebuild(self, children: Sequence[Formula]) -> Formula:
         if children[0] is self.announced and children[1] is self.operand:
             return self
         return type(self)(children[0], children[1])

@@ -46,20 +46,22 @@ def heatmap_values(progress: GameProgress, player: str, step: int) -> np.ndarray
     [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
     """
     seat = progress.player_index(player)
-    step = _check_step(progress, step)
+    step = check_step(progress, step)
     values = progress.probabilities[step, seat].T.copy()  # [holder, card]
-    if _has_piles(progress):
+    if has_piles(progress):
         values = np.vstack([values, np.clip(1.0 - values.sum(axis=0), 0.0, 1.0)])
     values[:, progress.exposed[step]] = np.nan
     return values
 
 
-def _has_piles(progress: GameProgress) -> bool:
+def has_piles(progress: GameProgress) -> bool:
+    """Whether the rules put cards in no hand (a stock, set-aside or middle cards)."""
     return bool(progress.rules.draw_pile or progress.rules.dealing == "equal"
                 or progress.rules.memory_cards)  # fmt: skip
 
 
-def _check_step(progress: GameProgress, step: int | None) -> int:
+def check_step(progress: GameProgress, step: int | None) -> int:
+    """``step`` if it is a step of ``progress`` (None: the last), else KwartetError."""
     if step is None:
         return progress.n_steps
     if (
@@ -78,7 +80,7 @@ class _Heatmap:
 
         self.ax, self.progress, self.player = ax, progress, player
         deck = progress.deck
-        rows = list(progress.players) + (["piles"] if _has_piles(progress) else [])
+        rows = list(progress.players) + (["piles"] if has_piles(progress) else [])
         self.rows = rows
         n_cards = len(deck)
         cmap = colormaps[_CMAP].with_extremes(bad="#DDDDDD")
@@ -170,7 +172,7 @@ def plot_heatmap(
     from matplotlib.figure import Figure
 
     progress = as_progress(source)
-    step = _check_step(progress, step)
+    step = check_step(progress, step)
     if ax is None:
         ax = Figure(figsize=(_width(progress), 0.42 * len(progress.players) + 1.5),
                     layout="constrained").add_subplot()  # fmt: skip

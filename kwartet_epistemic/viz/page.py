@@ -31,7 +31,7 @@ from typing import Any
 from kwartet_epistemic.errors import KwartetError
 from kwartet_epistemic.game import Game
 from kwartet_epistemic.viz._style import AGENT_COLOURS, card_label, family_spans
-from kwartet_epistemic.viz.heatmap import _has_piles
+from kwartet_epistemic.viz.heatmap import has_piles
 from kwartet_epistemic.viz.progress import GameProgress, game_progress
 
 __all__ = ["page_data", "to_html"]
@@ -74,7 +74,7 @@ def page_data(progress: GameProgress, *, title: str | None = None) -> dict[str, 
     from kwartet_epistemic.viz.progress import narrate
 
     deck, players = progress.deck, progress.players
-    piles = _has_piles(progress)
+    piles = has_piles(progress)
     rows = list(players) + (["piles"] if piles else [])
     cards = [
         {

@@ -23,7 +23,7 @@ import numpy as np
 
 from kwartet_epistemic.game import Game
 from kwartet_epistemic.viz._style import agent_style
-from kwartet_epistemic.viz.heatmap import _check_step, plot_heatmap
+from kwartet_epistemic.viz.heatmap import check_step, plot_heatmap
 from kwartet_epistemic.viz.progress import GameProgress, as_progress
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def stepper_frame(source: Game | GameProgress, step: int, player: str | None = N
     from matplotlib.figure import Figure
 
     progress = as_progress(source)
-    step = _check_step(progress, step)
+    step = check_step(progress, step)
     viewer = progress.players[0] if player is None else player
     progress.player_index(viewer)
     width = max(8.0, 0.3 * len(progress.deck) + 2.6)

@@ -42,6 +42,7 @@ from kwartet_epistemic.errors import (
     GameSetupError,
     IllegalAskError,
     KwartetError,
+    RecordError,
     UnknownCardError,
 )
 from kwartet_epistemic.events import (
@@ -58,6 +59,7 @@ from kwartet_epistemic.events import (
     TurnPassed,
     transcript,
 )
+from kwartet_epistemic.record_format import RecordData, describe_action
 from kwartet_epistemic.rules import RuleSet
 
 __all__ = ["Ask", "DerivedCache", "Game", "PlayerView", "UnknownAskCardError", "parse_ask"]
@@ -1350,6 +1352,83 @@ class Game:
 
     # ----- records ------------------------------------------------------------------
 
+    def record_data(self) -> RecordData:
+        """The game so far as record data (deck, rules, players, the deal, every action,
+        and the seed if it was dealt with one): what :meth:`save` writes.
+
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C"], seed=3)
+        >>> g.record_data().seed, len(g.record_data().hands[0])
+        (3, 10)
+        """
+        deal = self.initial_deal
+        seed = self.seed
+        if seed is not None and not _seed_deals(self, seed):
+            seed = None  # set up by hand with a seed it was not dealt from: keep the deal only
+        return RecordData(
+            deck=self.deck,
+            rules=self.rules,
+            players=tuple(self.players),
+            dealer=deal["dealer"],
+            hands=tuple(tuple(deal["hands"][p]) for p in self.players),
+            stock=tuple(deal["stock"]),
+            aside=tuple(deal["aside"]),
+            middle=tuple(deal["middle"]),
+            actions=tuple(tuple(a) for a in self.actions),
+            seed=seed,
+        )
+
+    @classmethod
+    def from_record(cls, record: RecordData) -> Game:
+        """Rebuild a game from record data: deal as recorded, then play every action,
+        checking each recorded answer against the replay.  Raises :class:`RecordError`
+        naming the first entry that is illegal or disagrees with the deal.
+
+        >>> g = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
+        >>> _ = g.ask("C", "KD")
+        >>> kw.Game.from_record(g.record_data()).events == g.events
+        True
+        >>> lie = g.record_data().with_actions([("ask", "A", "C", "KD", True)])
+        >>> kw.Game.from_record(lie)
+        Traceback (most recent call last):
+        ...
+        kwartet_epistemic.errors.RecordError: entry 1 (A asks C for KD): the record says yes, but C does not hold KD in the recorded deal
+        """
+        try:
+            cls._check_players(record.players)
+        except KwartetError as err:
+            raise RecordError(f"players: {err}") from err
+        if not isinstance(record.hands, Sequence) or isinstance(record.hands, str):
+            raise RecordError(f"deal: hands {short(record.hands)}: expected one list per player")
+        if len(record.hands) != len(record.players):
+            raise RecordError(
+                f"deal: {len(record.hands)} hands for {len(record.players)} players "
+                f"{', '.join(map(str, record.players))}"
+            )
+        try:
+            game = cls(
+                record.deck,
+                record.players,
+                dict(zip(record.players, record.hands, strict=True)),
+                dealer=record.dealer,
+                rules=record.rules,
+                stock=record.stock,
+                aside=record.aside,
+                middle=record.middle,
+                seed=record.seed,
+            )
+        except KwartetError as err:
+            raise RecordError(f"deal: {err}") from err
+        # A seed promises the deal Game.deal makes with it: a hand edited afterwards would
+        # otherwise pass unnoticed as long as the answers were edited to match.
+        if record.seed is not None and not _seed_deals(game, record.seed):
+            raise RecordError(
+                f"deal: it is not the deal that seed {record.seed} gives (tampered deal, "
+                "or a record whose seed was changed)"
+            )
+        for number, action in enumerate(record.actions, start=1):
+            _replay_action(game, number, action)
+        return game
+
     def save(self, path: str | PathLike[str]) -> None:
         """Save the game so far as a JSON game record (see :class:`~kwartet_epistemic.record.GameRecord`).
 
@@ -1361,16 +1440,12 @@ class Game:
         >>> kw.Game.load(path).events == g.events
         True
         """
-        from kwartet_epistemic.record import GameRecord  # record imports this module
-
-        GameRecord.from_game(self).save(path)
+        self.record_data().save(path)
 
     @classmethod
     def load(cls, path: str | PathLike[str]) -> Game:
         """Load a JSON game record and replay it; a bad record raises RecordError."""
-        from kwartet_epistemic.record import GameRecord
-
-        return GameRecord.load(path, check=False).replay()
+        return cls.from_record(RecordData.load(path))
 
     def copy(self) -> Game:
         """An independent copy of the game (for search and what-if analysis)."""
@@ -1452,3 +1527,57 @@ def parse_ask(text: str, game: Game | PlayerView, asker: str | None = None) -> A
     if mover is None:
         raise IllegalAskError("the game is over: nobody may ask")
     return Ask(mover, by_lower[target.lower()], card)
+
+
+def _seed_deals(game: Game, seed: int) -> bool:
+    """Whether :meth:`Game.deal` with ``seed`` gives ``game``'s initial deal."""
+    try:
+        dealt = Game.deal(game.deck, game.players, seed=seed, rules=game.rules)
+    except (KwartetError, TypeError):
+        return False
+    return dealt.initial_deal == game.initial_deal
+
+
+def _replay_action(game: Game, number: int, action: Any) -> None:
+    """Play one recorded action on ``game``; a bad one raises RecordError naming it."""
+    where = f"entry {number} ({describe_action(action)})"
+    if not isinstance(action, Sequence) or isinstance(action, str) or not action:
+        raise RecordError(f"{where}: expected an action such as ('ask', 'A', 'B', 'QH', False)")
+    kind = action[0]
+    try:
+        if kind == "ask":
+            if len(action) != 5:
+                raise RecordError(
+                    f"{where}: an ask has 5 parts: 'ask', asker, target, card, answer"
+                )
+            _, asker, target, card, answer = action
+            if not all(isinstance(x, str) for x in (asker, target, card)):
+                raise RecordError(f"{where}: asker, target and card must be text")
+            if not isinstance(answer, bool):
+                raise RecordError(f"{where}: answer {answer!r}: expected true or false")
+            game.ask(target, card, asker=asker)
+            given = game.actions[-1][4]
+            if given != answer:
+                raise RecordError(
+                    f"{where}: the record says {'yes' if answer else 'no'}, but {target} "
+                    f"{'holds' if given else 'does not hold'} {game.actions[-1][3]} in the "
+                    "recorded deal"
+                )
+        elif kind == "turn_over":
+            if len(action) != 3 or not isinstance(action[1], str) or not _is_whole(action[2]):
+                raise RecordError(f"{where}: expected ('turn_over', player, slot number)")
+            if action[1] != game.to_move:
+                raise RecordError(
+                    f"{where}: it is not {action[1]}'s turn: {game.to_move or 'nobody'} is to move"
+                )
+            game.turn_over(action[2])
+        else:
+            raise RecordError(f"{where}: unknown action {kind!r}; expected 'ask' or 'turn_over'")
+    except RecordError:
+        raise
+    except KwartetError as err:
+        raise RecordError(f"{where}: {err}") from err
+
+
+def _is_whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

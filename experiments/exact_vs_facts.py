@@ -85,7 +85,7 @@ import numpy as np
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
 from kwartet_epistemic.agents.knowledge import ExactKnowledge, FactKnowledge
-from kwartet_epistemic.epistemics.explain import HAND_SIZES, _facts_of, facts_force
+from kwartet_epistemic.epistemics.explain import HAND_SIZES, fact_set, facts_force
 from kwartet_epistemic.tournament import arrangements
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
@@ -112,21 +112,10 @@ MAX_ASKS = 2_000
 # ----- the counting rules on top of the fact list ------------------------------------
 
 
-def _twin(facts: FactKnowledge) -> FactKnowledge:
-    """A copy of the fact list's facts that the extra rules may extend."""
-    twin = FactKnowledge.__new__(FactKnowledge)
-    twin.__dict__.update(facts.__dict__)
-    twin._holder = list(facts._holder)
-    twin._lacks = [set(s) for s in facts._lacks]
-    twin._clauses = [list(c) for c in facts._clauses]
-    twin._cache = None
-    return twin
-
-
 def _free(facts: FactKnowledge, sizes: dict[str, int]) -> dict[str, int]:
     """Each player's hand places not taken by a card the facts locate there."""
     free = dict(sizes)
-    for holder in facts._holder:
+    for holder in facts.holders():
         if holder in free:
             free[holder] -= 1
     return free
@@ -134,12 +123,7 @@ def _free(facts: FactKnowledge, sizes: dict[str, int]) -> dict[str, int]:
 
 def _open(facts: FactKnowledge) -> list[int]:
     """The cards the facts do not locate (in publisher rules every one is in a hand)."""
-    return [c for c, holder in enumerate(facts._holder) if holder is None]
-
-
-def _settle(facts: FactKnowledge) -> None:
-    for f in range(len(facts._clauses)):
-        facts._propagate(f)
+    return [c for c, holder in enumerate(facts.holders()) if holder is None]
 
 
 def full_hand_rule(facts: FactKnowledge, sizes: dict[str, int]) -> bool:
@@ -147,38 +131,39 @@ def full_hand_rule(facts: FactKnowledge, sizes: dict[str, int]) -> bool:
     changed = False
     free = _free(facts, sizes)
     unplaced = _open(facts)
-    for q in facts._players:
-        possible = [c for c in unplaced if facts._holder[c] is None and q not in facts._lacks[c]]
+    for q in facts.players:
+        holders = facts.holders()
+        possible = [c for c in unplaced if holders[c] is None and q not in facts.lacking(c)]
         if not possible:
             continue
         if free[q] == 0:
             for c in possible:
-                facts._lacks[c].add(q)
+                facts.learn_lacks(c, q)
             changed = True
         elif free[q] == len(possible):
             for c in possible:
-                facts._holder[c] = q
+                facts.learn_holder(c, q)
             changed = True
     if changed:
-        _settle(facts)
+        facts.propagate()
     return changed
 
 
 def pigeonhole_rule(facts: FactKnowledge, sizes: dict[str, int]) -> bool:
     """One pass of rule 3 (in place); whether it changed anything."""
     changed = False
-    players = facts._players
+    players = facts.players
     others = [p for p in players if p != facts.player]  # the own hand is known
     for k in range(2, len(others)):
         for group in itertools.combinations(others, k):
             members = set(group)
             free = _free(facts, sizes)
             unplaced = _open(facts)
-            candidates = {c: {p for p in players if p not in facts._lacks[c]} for c in unplaced}
+            candidates = {c: set(players) - facts.lacking(c) for c in unplaced}
             inside = {c for c in unplaced if candidates[c] <= members}
             demanded: set[int] = set()
             demands = 0
-            for clauses in facts._clauses:
+            for clauses in map(facts.clauses, range(facts.view.deck.n_families)):
                 for q in group:
                     options = [o for p, o in clauses if p == q and not (o & inside)]
                     if options:  # one card per player and family, outside ``inside``
@@ -192,10 +177,11 @@ def pigeonhole_rule(facts: FactKnowledge, sizes: dict[str, int]) -> bool:
                     continue
                 new = members & candidates[c]
                 if new:
-                    facts._lacks[c] |= new
+                    for q in sorted(new):
+                        facts.learn_lacks(c, q)
                     changed = True
             if changed:
-                _settle(facts)
+                facts.propagate()
                 return True
     return changed
 
@@ -203,11 +189,11 @@ def pigeonhole_rule(facts: FactKnowledge, sizes: dict[str, int]) -> bool:
 def counting_locates(facts: FactKnowledge, sizes: dict[str, int], rules: int) -> list[str | None]:
     """The holders the fact list locates with the first ``rules`` (1 or 2) of the extra
     rules ``full_hand_rule``, ``pigeonhole_rule`` applied to a fixpoint."""
-    twin = _twin(facts)
+    twin = facts.copy()
     steps = (full_hand_rule, pigeonhole_rule)[:rules]
     while any(step(twin, sizes) for step in steps):
         pass
-    return [h if h in sizes else None for h in twin._holder]
+    return [h if h in sizes else None for h in twin.holders()]
 
 
 # ----- one game ----------------------------------------------------------------------
@@ -227,7 +213,7 @@ class GameResult:
 def _category(state: Any, facts: FactKnowledge, sizes: dict[str, int], player: str, c: int,
               where: str, counted: dict[int, list[str | None]]) -> str:  # fmt: skip
     """The first of the five tests (module docstring) that locates card ``c``."""
-    base = _facts_of(state, player)
+    base = fact_set(state, player)
     no_rule = frozenset(k for k in base.keys if k[0] != "rule")
     if base.possible_places(no_rule, c) == {where}:
         return "family"
@@ -698,17 +684,17 @@ def _fact_list_view(state: Any, player: str) -> dict[str, Any]:
     deck = state.deck
     return {
         "located": {
-            q: [deck.cards[c].code for c, h in enumerate(facts._holder) if h == q]
+            q: [deck.cards[c].code for c, h in enumerate(facts.holders()) if h == q]
             for q in state.players
         },
         "clauses": [
             f"{q} holds one of {' '.join(sorted(deck.cards[c].code for c in options))}"
-            for family in facts._clauses
-            for q, options in family
+            for family in range(deck.n_families)
+            for q, options in facts.clauses(family)
         ],
         "open": {
             deck.cards[c].code: list(facts.candidates(deck.cards[c]))
-            for c, h in enumerate(facts._holder)
+            for c, h in enumerate(facts.holders())
             if h is None
         },
     }

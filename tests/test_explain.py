@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from kwartet_testing import SMALL_SETUPS, random_game
 
 import kwartet_epistemic as kw
-from kwartet_epistemic.epistemics.explain import HAND_SIZES, _facts_of, facts_force
+from kwartet_epistemic.epistemics.explain import HAND_SIZES, fact_set, facts_force
 
 
 def _kinds(explanation: kw.Explanation) -> list[str]:
@@ -146,7 +146,7 @@ def test_the_facts_replay_to_the_public_history() -> None:
         for seed in range(3):
             game = random_game(setup, 100 * number + seed, 12)
             k = kw.knowledge(game)
-            base = _facts_of(k, game.players[0])
+            base = fact_set(k, game.players[0])
             rebuilt = base.history(frozenset([HAND_SIZES, *base.keys]))
             history = k.history
             assert rebuilt.allowed == history.allowed
@@ -165,7 +165,7 @@ def test_explanations_are_minimal_and_probabilities_exact(setup, seed, steps) ->
     k = kw.knowledge(game)
     for p in game.players:
         table = k.location_probabilities(p)
-        hand = _facts_of(k, p).fact(HAND_SIZES)
+        hand = fact_set(k, p).fact(HAND_SIZES)
         for card in game.deck.cards:
             why = k.explain(p, card)
             assert why.known_holder == k.knows_location(p, card)

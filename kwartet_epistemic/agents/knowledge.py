@@ -29,6 +29,7 @@ over the possible worlds) for ``exact``, uniform over the remaining candidate ho
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -440,6 +441,59 @@ class FactKnowledge(_ViewFollower):
                 if left:
                     kept.append((player, left))
             self._clauses[f] = kept
+
+    # ----- the facts, for rules built on top of them ---------------------------------
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The players of the game the facts are about."""
+        return self._players
+
+    def holders(self) -> list[str | None]:
+        """Per card (deck order), the holder the facts name: a player, ``"exposed"``,
+        ``"middle"``, or None where they name none (a copy)."""
+        return list(self._holder)
+
+    def lacking(self, c: int) -> frozenset[str]:
+        """The players the facts say lack card ``c`` (deck index)."""
+        return frozenset(self._lacks[c])
+
+    def clauses(self, family: int) -> tuple[tuple[str, frozenset[int]], ...]:
+        """The standing clauses of ``family``: (player, cards) meaning the player holds
+        at least one of the cards."""
+        return tuple(self._clauses[family])
+
+    def learn_holder(self, c: int, player: str) -> None:
+        """Add the fact "``player`` holds card ``c``" (call :meth:`propagate` after)."""
+        self._holder[c] = player
+        self._cache = None
+
+    def learn_lacks(self, c: int, player: str) -> None:
+        """Add the fact "``player`` lacks card ``c``" (call :meth:`propagate` after)."""
+        self._lacks[c].add(player)
+        self._cache = None
+
+    def propagate(self) -> None:
+        """Draw the consequences of the facts in every family (unit propagation)."""
+        for f in range(len(self._clauses)):
+            self._propagate(f)
+        self._cache = None
+
+    def copy(self) -> FactKnowledge:
+        """An independent copy: facts added to it leave this one as it is.
+
+        >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+        >>> facts = FactKnowledge("A"); facts.update(game.view("A"))
+        >>> twin = facts.copy(); twin.learn_holder(0, "B"); twin.propagate()
+        >>> twin.holders()[0], facts.holders()[0]
+        ('B', None)
+        """
+        twin = copy.copy(self)
+        twin._holder = list(self._holder)
+        twin._lacks = [set(s) for s in self._lacks]
+        twin._clauses = [list(c) for c in self._clauses]
+        twin._cache = None
+        return twin
 
     def candidates(self, card: Card | str) -> tuple[str, ...]:
         """The players who may hold ``card`` (one if it is known; none if exposed or in a

@@ -91,7 +91,7 @@ from kwartet_epistemic.events import (
 if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.state import EpistemicState
 
-__all__ = ["Explanation", "Fact", "explain", "facts_force"]
+__all__ = ["Explanation", "Fact", "FactSet", "explain", "fact_set", "facts_force"]
 
 
 @dataclass(frozen=True)
@@ -185,8 +185,23 @@ def _chances(probabilities: Sequence[tuple[str, Fraction]]) -> str:
 # ----- the record as facts ------------------------------------------------------------
 
 
-class _Facts:
-    """The facts of one record and the worlds of any subset of them, for one player."""
+class FactSet:
+    """The public facts of one record, and the places a card may be in the worlds of any
+    subset of them, for one player (what explanations are built from; experiments
+    compare fact lists with it).
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=3), {"A": ["7S", "8S", "9S", "9H"],
+    ...     "B": ["7H", "8H", "9D", "7C"], "C": ["7D", "8D", "8C", "9C"]}, first="A")
+    >>> _ = game.ask("B", "7D")
+    >>> facts = fact_set(kw.knowledge(game), "A")
+    >>> sorted({facts.fact(key).kind for key in facts.keys})
+    ['ask', 'no bluff', 'refusal', 'rule']
+    >>> every = frozenset([*facts.keys, HAND_SIZES])
+    >>> seven = game.deck.card("7D").index
+    >>> facts.possible_places(every, seven), sorted(facts.possible_places(frozenset(), seven))
+    ({'C'}, ['B', 'C'])
+    """
 
     def __init__(self, state: EpistemicState, player: str) -> None:
         record = [event.public() for event in state.record]
@@ -367,7 +382,7 @@ def facts_force(
     """
     state.check_player(player)
     c = state.deck.card(card)
-    base = _facts_of(state, player)
+    base = fact_set(state, player)
     where = state.knows_location(player, c)
     if where is None:
         return False
@@ -384,7 +399,7 @@ def _own(info: PrivateInfo, c: int) -> bool:
     return c in info.dealt or any(card == c for _, card in info.draws)
 
 
-def _sighting(base: _Facts, c: int) -> list[FactKey]:
+def _sighting(base: FactSet, c: int) -> list[FactKey]:
     """The last public event that showed where ``c`` is now (a move, an exposure, a
     turned or revealed card), as a fact key; empty for a card never seen."""
     for key in reversed(base.keys):
@@ -401,19 +416,19 @@ def _sighting(base: _Facts, c: int) -> list[FactKey]:
     return []
 
 
-_FACTS: weakref.WeakKeyDictionary[EpistemicState, dict[str, tuple[tuple[int, ...], _Facts]]] = (
+_FACTS: weakref.WeakKeyDictionary[EpistemicState, dict[str, tuple[tuple[int, ...], FactSet]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def _facts_of(state: EpistemicState, player: str) -> _Facts:
-    """The facts of the state's record for ``player``, remembered on the state until
-    the record grows."""
+def fact_set(state: EpistemicState, player: str) -> FactSet:
+    """The public facts of the state's record for ``player`` (a :class:`FactSet`), kept
+    for the state until the record grows."""
     cache = _FACTS.setdefault(state, {})
     version = (len(state.record), *state.version)
     cached = cache.get(player)
     if cached is None or cached[0] != version:
-        cached = (version, _Facts(state, player))
+        cached = (version, FactSet(state, player))
         cache[player] = cached
     return cached[1]
 
@@ -432,7 +447,7 @@ def explain(state: EpistemicState, player: str, card: Card | str) -> Explanation
     state.check_player(player)
     c = state.deck.card(card)  # UnknownCardError names the card
     where = state.knows_location(player, c)
-    base = _facts_of(state, player)
+    base = fact_set(state, player)
     probabilities = _probabilities(state, player, c, where)
     if where is None:
         return Explanation(player, c, None, (), probabilities)
@@ -458,7 +473,7 @@ _DROP_FIRST = {"rule": 0, "no bluff": 1, "ask": 2}
 what was said and shown reads better); the others follow, the latest first."""
 
 
-def _minimal(base: _Facts, c: int, where: str) -> list[FactKey]:
+def _minimal(base: FactSet, c: int, where: str) -> list[FactKey]:
     """Delete facts while the rest still forces ``c`` to ``where``: the hand sizes first,
     then the facts of other families in one block, then blocks of halving size (facts
     drawn from the rules first, then the latest first).  The last pass tries every remaining fact alone, so the result is

@@ -453,6 +453,7 @@ class _Shortcuts:
         self._consequences: dict[Formula, Formula] = {}
         self._knowing: dict[tuple[tuple[str, ...], Formula], Truth] = {}
         self._observed: dict[tuple[str, Formula], bool] = {}
+        self._marginals: dict[tuple[str, ...], tuple[np.ndarray, int]] = {}
 
     def well_formed(self, f: Formula) -> bool:
         """Whether every atom is ``has(player, card)`` and every agent a player."""
@@ -693,7 +694,10 @@ class _Shortcuts:
         where = history.location[card]
         if where is not None:
             return (where == player) == positive
-        counts, total = _marginals(self.state, group)
+        marginals = self._marginals.get(group)
+        if marginals is None:
+            marginals = self._marginals[group] = _marginals(self.state, group)
+        counts, total = marginals
         reach = history.reach[player]
         with_player = sum(counts[card, s] for s in range(counts.shape[1]) if reach >> s & 1)
         return with_player == (total if positive else 0)

@@ -48,8 +48,8 @@ from typing import Any
 import numpy as np
 
 import kwartet_epistemic as kw
-from kwartet_epistemic._files import atomic_write_text
 from kwartet_epistemic.agents import make_agent
+from kwartet_epistemic.files import atomic_write_text
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -185,7 +185,7 @@ def _spin(n: int) -> int:
 def machine_speedup(tasks: int = 8, size: int = 2_000_000) -> float:
     """What two processes give on this machine right now for plain CPU work (the
     workers' start-up, a fresh interpreter or a fork of the forkserver, is not timed)."""
-    from kwartet_epistemic._parallel import process_context
+    from kwartet_epistemic.parallel import process_context
 
     start = time.perf_counter()
     for _ in range(tasks):

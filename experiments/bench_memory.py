@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 import kwartet_epistemic as kw
-from kwartet_epistemic._files import atomic_write_text
+from kwartet_epistemic.files import atomic_write_text
 
 OUTPUT = Path(__file__).resolve().parent.parent / "paper" / "measurements" / "bench_memory.txt"
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

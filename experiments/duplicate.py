@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats
 
 import kwartet_epistemic.agents  # noqa: F401  (registers the policies)
-from kwartet_epistemic._parallel import process_context
+from kwartet_epistemic.parallel import process_context
 from kwartet_epistemic.tournament import play_game
 
 

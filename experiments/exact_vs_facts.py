@@ -352,7 +352,7 @@ def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool
     """Play (or finish) ``games`` games of the four ``agents`` (seat-rotated: game ``i``
     in their ``i % k``-th distinct seating) into ``out`` and write every output; returns
     the headline numbers (what ``run_all.py`` can call)."""
-    from kwartet_epistemic._parallel import process_context
+    from kwartet_epistemic.parallel import process_context
 
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()

@@ -23,8 +23,8 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from kwartet_epistemic._parallel import process_context
 from kwartet_epistemic.invariants import INVARIANTS, InvariantReport, check_random_games
+from kwartet_epistemic.parallel import process_context
 
 OPTIONS: dict[str, tuple[str, dict[str, object]]] = {
     "memory": ("publisher", {"memory_cards": 1}),

@@ -83,8 +83,8 @@ from typing import Any
 import numpy as np
 
 import kwartet_epistemic as kw
-from kwartet_epistemic._files import LineAppender, complete_lines, drop_torn_last_line
 from kwartet_epistemic.errors import KwartetError
+from kwartet_epistemic.files import LineAppender, complete_lines, drop_torn_last_line
 from kwartet_epistemic.tournament import SEAT_NAMES, arrangements, play_game, share_interval
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -286,7 +286,7 @@ def run_games(
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from kwartet_epistemic._parallel import process_context
+    from kwartet_epistemic.parallel import process_context
 
     # Small chunks of one pair each, the expensive pairs first, so that the two
     # workers finish together.
@@ -565,7 +565,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not path.exists() and packed.exists():  # the stored measurement: unpack, then resume
         import gzip
 
-        from kwartet_epistemic._files import atomic_write_bytes
+        from kwartet_epistemic.files import atomic_write_bytes
 
         atomic_write_bytes(path, gzip.decompress(packed.read_bytes()))
         print(f"(unpacked {packed} into {path})")

@@ -692,7 +692,7 @@ class _Csv:
 
 
 def _pool(jobs: int) -> Any:
-    from kwartet_epistemic._parallel import process_context
+    from kwartet_epistemic.parallel import process_context
 
     return ProcessPoolExecutor(jobs, mp_context=process_context()) if jobs > 1 else None
 

@@ -372,7 +372,7 @@ def run(
     check_games: int = 30,
 ) -> dict[str, Any]:
     """Play (or finish) ``games`` games of every rule set into ``out``, then summarise."""
-    from kwartet_epistemic._parallel import process_context
+    from kwartet_epistemic.parallel import process_context
 
     out.mkdir(parents=True, exist_ok=True)
     deck = kw.Deck.piquet()

@@ -133,7 +133,7 @@ def write_figures(
     """Write the progress plot, ``player``'s heatmap animation and the knowledge timeline
     of a game's progress into ``directory``; returns ``{what: path}``.  Each file is
     written atomically (to a temporary file, then renamed): a stop leaves whole figures."""
-    from kwartet_epistemic._files import atomic_path
+    from kwartet_epistemic.files import atomic_path
     from kwartet_epistemic.viz import heatmap_animation, plot_progress, plot_timeline
 
     folder = Path(directory)

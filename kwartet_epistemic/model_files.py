@@ -35,9 +35,9 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from kwartet_epistemic._files import atomic_write_text
 from kwartet_epistemic._safejson import check_nesting, load_json, short
 from kwartet_epistemic.errors import ModelFileError
+from kwartet_epistemic.files import atomic_write_text
 
 __all__ = [
     "KNOWLEDGE_STRUCTURE_FORMAT",

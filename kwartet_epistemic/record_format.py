@@ -31,10 +31,10 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
-from kwartet_epistemic._files import atomic_write_text
 from kwartet_epistemic._safejson import check_nesting, load_json, short
 from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import KwartetError, RecordError
+from kwartet_epistemic.files import atomic_write_text
 from kwartet_epistemic.rules import RuleSet
 
 __all__ = [

@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from kwartet_epistemic._files import LineAppender, complete_lines, drop_torn_last_line
 from kwartet_epistemic._safejson import short
 from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import GameSetupError, KwartetError
+from kwartet_epistemic.files import LineAppender, complete_lines, drop_torn_last_line
 from kwartet_epistemic.game import MAX_SEED, Ask, Game
 from kwartet_epistemic.rules import RuleSet
 
@@ -637,7 +637,7 @@ def _run(
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    from kwartet_epistemic._parallel import process_context
+    from kwartet_epistemic.parallel import process_context
 
     size = max(1, min(8, len(tasks) // (jobs * 8)))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]

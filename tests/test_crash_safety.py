@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import kwartet_epistemic as kw
-import kwartet_epistemic._files as files
+import kwartet_epistemic.files as files
 from kwartet_epistemic.tournament import GameResult, read_results, tournament
 
 # The module itself (the package attribute of that name is its main function).

@@ -253,7 +253,7 @@ def test_two_processes_play_the_same_games_as_one() -> None:
 
 
 def test_workers_are_not_forked() -> None:
-    from kwartet_epistemic._parallel import process_context
+    from kwartet_epistemic.parallel import process_context
 
     assert process_context().get_start_method() in ("forkserver", "spawn")
 

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kwartet_epistemic._files import atomic_path
 from kwartet_epistemic.errors import KwartetError
+from kwartet_epistemic.files import atomic_path
 from kwartet_epistemic.game import Game
 from kwartet_epistemic.viz._style import card_label, family_spans
 from kwartet_epistemic.viz.progress import GameProgress, as_progress

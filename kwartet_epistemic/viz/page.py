@@ -206,7 +206,7 @@ def to_html(
         .replace("%%DATA%%", _json_for_script(data))
     )
     if path is not None:
-        from kwartet_epistemic._files import atomic_path
+        from kwartet_epistemic.files import atomic_path
 
         try:
             target = Path(path)

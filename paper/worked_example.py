@@ -91,7 +91,7 @@ def without_no_complete_family_rule(game: kw.Game, player: str | None) -> int:
 
 def complete_family_rule_example() -> None:
     """A deduction that needs the rule 'nobody holds an unexposed complete family'
-    (the position of tests/test_epistemics_counting.py, 8 cards, 3 players)."""
+    (the position of tests/epistemics/test_counting_engine.py, 8 cards, 3 players)."""
     deck = kw.Deck.piquet(families=2)
     hands = {"A": ["7H", "7D", "8C"], "B": ["7C", "8S", "8H"], "C": ["7S", "8D"]}
     game = kw.Game.from_hands(deck, hands, first="A")

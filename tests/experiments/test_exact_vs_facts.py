@@ -17,7 +17,7 @@ from kwartet_testing import load_script
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents import ExactKnowledge, FactKnowledge
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 evf = load_script("experiments/exact_vs_facts.py")

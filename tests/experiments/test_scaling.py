@@ -23,7 +23,7 @@ import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PublicHistory, private_info
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 scaling = load_script("experiments/scaling.py")

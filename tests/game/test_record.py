@@ -316,7 +316,7 @@ def test_the_schema_is_published_in_the_package_and_is_draft_2020_12() -> None:
     schema["title"] = "changed"
     assert kw.record_schema()["title"] != "changed"  # a fresh copy each call
     schema_validator()  # check_schema passes
-    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
     assert '"schemas/*.json"' in pyproject and '"jsonschema' in pyproject
 
 

@@ -26,7 +26,7 @@ from kwartet_epistemic.events import Answered, Drew
 
 # Hand-checked positions with their world counts (a copy of shared/data, kept with the
 # tests so that a clone runs them on its own).
-REFERENCE = Path(__file__).resolve().parent / "data" / "reference_positions.json"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference_positions.json"
 
 
 def _reference_positions() -> list[dict]:

@@ -456,7 +456,7 @@ def _respell(f: Formula, choose: st.DrawFn) -> Formula:
         if isinstance(node, Atom):
             player, code = node.arguments
             return has(player, choose(st.sampled_from(spellings[code])))
-        return node._rebuild(children)
+        return node.rebuild(children)
 
     return f.fold(rebuild)
 

@@ -24,7 +24,7 @@ from kwartet_epistemic.agents.agent import make_player
 from kwartet_epistemic.agents.policies import _watched_holders
 from kwartet_epistemic.tournament import play_game
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 folk = load_script("experiments/folk_tips.py")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from kwartet_testing import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 run_all = load_script("experiments/run_all.py", "run_all_under_test")

@@ -20,7 +20,7 @@ from kwartet_testing import load_script
 import kwartet_epistemic as kw
 from kwartet_epistemic.invariants import play_random_action
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 rc = load_script("experiments/rules_compare.py")

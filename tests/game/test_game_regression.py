@@ -4,7 +4,7 @@ order, random choice, event, record or error message.
 
 To recompute after an intended change of behaviour (never for a speed-up)::
 
-    python tests/test_game_regression.py
+    python tests/game/test_game_regression.py
 """
 
 from __future__ import annotations

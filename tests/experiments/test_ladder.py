@@ -20,7 +20,7 @@ from kwartet_testing import load_script, require_extra
 
 from kwartet_epistemic.errors import KwartetError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 ladder = load_script("experiments/ladder.py")

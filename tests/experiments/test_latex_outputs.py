@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from kwartet_testing import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 latex = load_script("experiments/_latex.py", "latex_under_test")

@@ -14,7 +14,7 @@ import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PublicHistory
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MEASUREMENTS = ROOT / "paper" / "measurements"
 MACRO = re.compile(r"\\newcommand\{\\(kw[A-Za-z]+)\}\{(.*)\}$")
 

@@ -32,7 +32,7 @@ from kwartet_epistemic.epistemics.history import PublicHistory, private_info
 from kwartet_epistemic.events import Asked
 from kwartet_epistemic.tournament import play_game, replay_game
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 lk = load_script("experiments/leakage.py")

@@ -11,7 +11,7 @@ from kwartet_testing import load_script, require_extra
 require_extra("sb3_contrib", "rl")
 require_extra("gymnasium", "rl")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 rl = load_script("experiments/rl_baseline.py")

@@ -98,7 +98,7 @@ from kwartet_epistemic.agents.policies import (  # noqa: E402
     KnowledgePolicy,
     Policy,
     Situation,
-    _located_asks,
+    located_asks,
 )
 from kwartet_epistemic.epistemics.counting import WorldCounter  # noqa: E402
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info  # noqa: E402
@@ -249,7 +249,7 @@ def _greedy_distribution(s: Situation) -> np.ndarray:
 
 def _silent_distribution(s: Situation) -> np.ndarray:
     n = len(s.asks)
-    located = _located_asks(s)
+    located = located_asks(s)
     if located:
         out = np.zeros(n)
         out[located] = 1.0 / len(located)

@@ -58,6 +58,8 @@ __all__ = [
     "Silent",
     "Situation",
     "Tips",
+    "known_first",
+    "located_asks",
 ]
 
 
@@ -241,8 +243,9 @@ class Policy:
         raise NotImplementedError
 
 
-def _known_first(situation: Situation, rng: np.random.Generator) -> Ask | None:
-    """A sure ask, finishing the fullest family first; None if no holder is known."""
+def known_first(situation: Situation, rng: np.random.Generator) -> Ask | None:
+    """A sure ask, finishing the fullest family first; None if no holder is known (the
+    first rule of every knowledge-based policy here; ties broken by ``rng``)."""
     known = np.flatnonzero(situation.chances == 1.0)
     if not len(known):
         return None
@@ -280,7 +283,7 @@ class Greedy(Policy):
     name = "greedy"
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
-        return _known_first(situation, rng) or _pick(situation.asks, rng)
+        return known_first(situation, rng) or _pick(situation.asks, rng)
 
 
 @dataclass(frozen=True)
@@ -297,7 +300,7 @@ class Owner(Policy):
     name = "owner"
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
-        sure = _known_first(situation, rng)
+        sure = known_first(situation, rng)
         if sure is not None:
             return sure
         holders = situation._candidates
@@ -336,7 +339,7 @@ class Defensive(Policy):
     name = "defensive"
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
-        sure = _known_first(situation, rng)
+        sure = known_first(situation, rng)
         if sure is not None:
             return sure
         holders = situation._candidates
@@ -368,7 +371,7 @@ class Aggressive(Policy):
     name = "aggressive"
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
-        sure = _known_first(situation, rng)
+        sure = known_first(situation, rng)
         if sure is not None:
             return sure
         scores = situation.scores()
@@ -418,7 +421,7 @@ class GreedyBluff(Policy):
             )
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
-        sure = _known_first(situation, rng)
+        sure = known_first(situation, rng)
         if sure is not None:
             return sure
         bluffs = [a for a in situation.asks if a.card.index in situation.own]
@@ -427,9 +430,10 @@ class GreedyBluff(Policy):
         return _pick(situation.asks, rng)
 
 
-def _located_asks(situation: Situation) -> list[int]:
-    """The sure asks (indices) for the missing cards of the families whose four cards
-    are all located: each one its own or with a known holder among the targets."""
+def located_asks(situation: Situation) -> list[int]:
+    """The sure asks (indices into ``situation.asks``) for the missing cards of the
+    families whose four cards are all located: each one its own or with a known holder
+    among the targets (a quartet that can be completed now)."""
     sure: dict[int, int] = {}
     for i in np.flatnonzero(situation.chances == 1.0).tolist():
         sure.setdefault(int(situation.ask_cards[i]), i)
@@ -488,7 +492,7 @@ class Silent(Policy):
     name = "silent"
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
-        located = _located_asks(situation)
+        located = located_asks(situation)
         if located:
             return situation.asks[located[int(rng.integers(len(located)))]]
         if int(rng.integers(3)) == 0:

@@ -36,7 +36,7 @@ from kwartet_epistemic.agents.policies import (
     KnowledgePolicy,
     Policy,
     Situation,
-    _known_first,
+    known_first,
 )
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import private_info
@@ -137,7 +137,7 @@ class Search(Policy):
             )
 
     def decide(self, situation: Situation, rng: np.random.Generator) -> Ask:
-        sure = _known_first(situation, rng)
+        sure = known_first(situation, rng)
         if sure is not None:
             return sure
         # The default: what the higher-order player would ask (first order without exact

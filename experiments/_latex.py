@@ -1,5 +1,5 @@
 """The paper's numbers as files: every experiment writes its figures for ``paper/paper.tex``
-here, so that no number in the paper is typed by hand (issue 14).
+here, so that no number in the paper is typed by hand.
 
 An experiment with an output folder writes, besides its CSV and figures,
 

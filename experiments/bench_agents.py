@@ -1,4 +1,4 @@
-"""Agent speed (issue 10): full games per second of knowledge agents, search decision times.
+"""Agent speed: full games per second of knowledge agents, search decision times.
 
 1. Four agents of one spec play whole 32-card, 4-player games (publisher rules) on one
    core, each following the game through its own views; games per second for
@@ -10,8 +10,8 @@
    decisions in which search plays games out (no sure ask, more than one candidate; the
    target is a median <= 10 ms), and the median over all positions.  The agent has
    taken in the record before the clock starts, as it would have during the game.
-3. A tournament of four ``knowledge`` agents with ``jobs=1`` and ``jobs=2`` (issue 5:
-   target >= 1.7x), against what two processes give for plain CPU work right now
+3. A tournament of four ``knowledge`` agents with ``jobs=1`` and ``jobs=2`` (target
+   >= 1.7x), against what two processes give for plain CPU work right now
    (``--no-parallel`` skips it).
 
 Every figure is the median over ``--repeats`` interleaved rounds, each measurement in a

@@ -3,7 +3,7 @@
 32 cards, 4 players, publisher rules.  Each game is dealt with its own seed and played to
 the end.  Three loops are timed, dealing included:
 
-* the public-API loop of issue 10 (list the legal asks, pick one with ``random``, ask)::
+* the public-API reference loop (list the legal asks, pick one with ``random``, ask)::
 
       game = kw.Game.deal(deck, players=["A", "B", "C", "D"], seed=seed)
       rng = random.Random(seed)
@@ -56,13 +56,13 @@ MACROS = {
     "legal_asks() + play(), numpy": "Enumeration",
 }
 TARGETS = {
-    "legal_asks() + ask()": 1500,  # games per second, issue 10
-    "random_legal_ask() + play()": 1000,  # issue 2
+    "legal_asks() + ask()": 1500,  # games per second
+    "random_legal_ask() + play()": 1000,
 }
 
 
 def public_api_loop(games: int) -> int:
-    """Issue 10's loop, exactly; returns the number of asks."""
+    """The reference loop, exactly; returns the number of asks."""
     deck = kw.Deck.piquet()
     asks = 0
     for seed in range(games):

@@ -17,7 +17,7 @@ contain Alice's actual hand 012, those that make SMCDEL's two-step plan succeed 
 five-hand share of the 102 good announcements (5, 6 or 7 hands) of van Ditmarsch,
 "The Russian cards problem", Studia Logica 75(1), 2003.
 
-Kwartet (issue 10): on the 32-card, 4-player deal with seed 3 and 20 random asks later,
+Kwartet: on the 32-card, 4-player deal with seed 3 and 20 random asks later,
 from a fresh ``kw.knowledge(game, engine="symbolic")`` each time (so any structure the
 engine builds is timed): one common-knowledge query ``C_{A,B,C,D} ~has(B, 7S)`` and the
 sweep of ``K_A K_B has(P, c)`` over all 128 (card, player) pairs; median and max over
@@ -164,7 +164,7 @@ def count_good_announcements(backend: str) -> tuple[int, int]:
     return good, total
 
 
-KWARTET_TARGET = 0.3  # seconds, issue 10
+KWARTET_TARGET = 0.3  # seconds
 KWARTET_COMMON = "C_{A,B,C,D} ~has(B, 7S)"
 
 

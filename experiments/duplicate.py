@@ -10,7 +10,7 @@ issue's seat-rotated tournaments, whose games each have a fresh deal.
 Run: ``python experiments/duplicate.py "search[objective=score]" higher_order [--deals 150]
 [--seed 10000] [--jobs 2]``
 
-Today's ``search`` against its settings before issue 10 (the same code with the earlier
+Today's ``search`` against its earlier settings (the same code with the earlier
 settings, which replays the earlier games exactly)::
 
     python experiments/duplicate.py search "search[confidence=0,samples=12]" --deals 200

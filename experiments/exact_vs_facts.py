@@ -1,4 +1,4 @@
-"""What does exact reasoning know that a fact list misses? (issue 14, question a)
+"""What does exact reasoning know that a fact list misses? (research question a)
 
 Games: 4 players, 32 cards, publisher rules; two ``knowledge`` (exact) and two
 ``knowledge:facts`` players, every one of the 6 seatings equally often (game ``i`` uses

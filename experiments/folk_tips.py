@@ -1,4 +1,4 @@
-"""Which folk tips of the rule texts really win? (issue 14, question c)
+"""Which folk tips of the rule texts really win? (research question c)
 
 The rule texts (seeds 002/004, "Tips en strategieën") give seven tips that a player can
 follow: remember every ask, ask for the rarest card first, don't betray your hand, spread

@@ -1,5 +1,5 @@
 """Leakage and hiding: what an ask tells the table, and what a policy-aware listener hears
-(issue 14, question f).
+(research question f).
 
 **(1) Bits per ask.**  For an ask by ``a`` (for card ``c`` of family ``f``, of target
 ``b``) and an observer ``O`` (every other player), with ``W_O`` the exact number of worlds

@@ -1,4 +1,4 @@
-"""The rules and deduction: what each rule set lets players work out (issue 14, question d).
+"""The rules and deduction: what each rule set lets players work out (research question d).
 
 Rule sets (``RULE_SETS``), each played by four ``knowledge`` agents (exact epistemic
 state, first-order policy: a card whose holder it knows, else the likeliest yes) on the

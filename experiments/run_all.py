@@ -1,4 +1,4 @@
-"""Every experiment in one command: ``python -m experiments --quick`` or ``--full`` (issue 14).
+"""Every experiment in one command: ``python -m experiments --quick`` or ``--full``.
 
 A registry (:data:`STEPS`) names each step: the script in ``experiments/``, its arguments
 for ``--quick`` (small sizes, seconds each: a smoke run of the pipeline, for CI) and for

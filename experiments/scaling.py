@@ -1,4 +1,4 @@
-"""Cost and scale (issue 14, question e): every engine's cost per event against deck size
+"""Cost and scale (research question e): every engine's cost per event against deck size
 and players, explained by the counting programme's states; the classic benchmarks side by
 side with SMCDEL on the same machine.
 

@@ -1,4 +1,4 @@
-"""Agent strength: the seat-rotated tournaments of issue 5, with 95% intervals.
+"""Agent strength: the seat-rotated tournaments, with 95% intervals.
 
 Four players, 32 cards, publisher rules, every seating equally often (a multiple of the
 number of seatings is used), games seeded from one tournament seed each (replayable from

@@ -1,4 +1,4 @@
-"""The knowledge figures of the paper: one seeded game, move by move (issue 14).
+"""The knowledge figures of the paper: one seeded game, move by move.
 
 Four ``knowledge`` players (exact epistemic state, first-order policy) play one 32-card
 game with publisher rules (deal seed 14, ``kwartet_epistemic.viz.play_game``).

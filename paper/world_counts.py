@@ -1,4 +1,4 @@
-"""World counts at the deal and the size of the counting programme (issue 14).
+"""World counts at the deal and the size of the counting programme.
 
 For the 32-card and 52-card decks and 3 to 6 players (all cards dealt, publisher rules,
 deal seed 0): the number of deals (a multinomial), the public worlds at the deal (deals

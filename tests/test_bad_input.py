@@ -1,4 +1,4 @@
-"""Bad input gets a clear error and changes nothing (issue 11, sections 0 and 4).
+"""Bad input gets a clear error and changes nothing.
 
 Every public entry point given junk (wrong types, bools for counts, negative counts,
 unknown or unicode player names, 2 or 7 players, odd deck sizes, deep or huge JSON)

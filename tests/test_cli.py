@@ -330,7 +330,7 @@ def test_opponent_registry_has_random_and_can_be_extended() -> None:
         opponents._REGISTRY.pop("first_test_only")
 
 
-# ----- play teaches (issue 12.2) --------------------------------------------------------
+# ----- play teaches --------------------------------------------------------
 
 
 @dataclass

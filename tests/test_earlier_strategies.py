@@ -1,4 +1,4 @@
-"""ivopascal/Epistemic_Kwartet's strategies as their code plays them (issue 13.4):
+"""ivopascal/Epistemic_Kwartet's strategies as their code plays them:
 ``silent`` asks a known holder only once the whole family is located, else its own card
 1/3 of the time and a random request (family, card, opponent) 2/3; ``mixed`` tosses a coin
 between greedy and silent before every ask; ``greedy_bluff`` is the former ``silent``.

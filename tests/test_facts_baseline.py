@@ -1,4 +1,4 @@
-"""The fact-list baseline (``facts``) is the earlier student projects' fact list (issue 11).
+"""The fact-list baseline (``facts``) is the earlier student projects' fact list.
 
 The two projects are P-Zande/quartets (LAMAS 2023: Facts, Disjunctions and ExclusiveOrs
 per quartet group, updated after every public announcement) and ivopascal/Epistemic_Kwartet

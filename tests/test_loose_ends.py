@@ -1,4 +1,4 @@
-"""Loose ends a newcomer hit (issue 12, section 7): the rules shipped with the package,
+"""Loose ends a newcomer hit: the rules shipped with the package,
 the command's messages, --version, python -m, replay from stdin, printed forms that read
 back, groups as sets, unequal tournament seatings, notebooks without "the issue"."""
 

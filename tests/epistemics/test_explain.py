@@ -1,4 +1,4 @@
-"""Explanations (issue 12, section 3): why a player knows where a card is."""
+"""Explanations: why a player knows where a card is."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The paper's generated numbers (issue 14): paper/world_counts.py, the committed macro
+"""The paper's generated numbers: paper/world_counts.py, the committed macro
 files that paper/paper.tex reads, and the TeX outputs of the experiment scripts."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""experiments/rules_compare.py: the rules and deduction (issue 14, question d).
+"""experiments/rules_compare.py: the rules and deduction (research question d).
 
 One 32-card game per rule set, measured by the script's core, with invariants: counts in
 range, the public model's places are known to every player and true, common knowledge of

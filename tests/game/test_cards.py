@@ -220,7 +220,7 @@ def test_repr_rebuilds_the_deck() -> None:
         assert kw.Deck.themed(title) == deck  # the bundled pack found by its title
 
 
-# ----- themed packs whose labels give no usable card code (issue 11) ------------------
+# ----- themed packs whose labels give no usable card code ------------------
 
 
 def _pack(first_family: list[str]) -> dict[str, object]:

@@ -540,7 +540,7 @@ def test_transcript_has_one_line_per_ask() -> None:
     ]
 
 
-# ----- speed without visible change (issue 10) ------------------------------------------
+# ----- speed without visible change ------------------------------------------
 
 
 def test_legal_asks_are_shared_immutable_values_equal_to_fresh_ones() -> None:

@@ -1,5 +1,5 @@
 """Seeded games replay bit for bit: digests recorded with the referee before it was made
-fast (issue 10, commit 68c3a12).  A speed-up must not change a single deal, legal-ask
+fast (commit 68c3a12).  A speed-up must not change a single deal, legal-ask
 order, random choice, event, record or error message.
 
 To recompute after an intended change of behaviour (never for a speed-up)::

@@ -289,7 +289,7 @@ def test_loading_never_evaluates_text() -> None:
     assert "no card" in refused(data)
 
 
-# ----- the published JSON Schema (issue 11) -------------------------------------------
+# ----- the published JSON Schema -------------------------------------------
 
 
 def schema_validator() -> Any:

@@ -125,7 +125,7 @@ def test_rule_sets_are_frozen_values() -> None:
     assert hash(rules) == hash(kw.RuleSet.preset("publisher"))
 
 
-# ----- bad input is a RuleOptionError (issue 11) ---------------------------------------
+# ----- bad input is a RuleOptionError ---------------------------------------
 
 
 @pytest.mark.parametrize("name", [["x"], None, 5, {"fish": 1}, b"fish", ""])

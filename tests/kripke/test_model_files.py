@@ -1,4 +1,4 @@
-"""Kripke models and knowledge structures saved as JSON (issue 13.3): round trips keep
+"""Kripke models and knowledge structures saved as JSON: round trips keep
 every answer, the text is reproducible, and bad files raise ModelFileError naming the
 field and what was expected."""
 

@@ -1,4 +1,4 @@
-"""Formulas of any depth and size, and cards in any spelling, on every engine (issue 11).
+"""Formulas of any depth and size, and cards in any spelling, on every engine.
 
 - Deep formulas (far past Python's recursion limit of about 1,000 frames) get the same
   answer on the auto, counting, explicit and symbolic engines as their shallow

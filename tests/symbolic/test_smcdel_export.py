@@ -1,4 +1,4 @@
-"""The SMCDEL export (issue 13.3): the text SMCDEL reads, checked two ways.
+"""The SMCDEL export: the text SMCDEL reads, checked two ways.
 
 - Without SMCDEL: the text is read back by a small reader of SMCDEL's input language
   written here (from SMCDEL's ``Lex.x``/``Parse.y``), into one of our knowledge

@@ -232,10 +232,10 @@ class CountingEngine:
         state = self.state
         if player is not None:
             state.check_player(player)
-        history = state.history
+        history = state.history  # caught up: the source's record is taken in
         n_families = history.deck.n_families
         wanted = frozenset(range(n_families) if families is None else families)
-        seen = len(state.record)
+        seen = len(state.source.record)
         cached = self._families.get(player)
         if cached is not None and cached[0] != seen and player == state.viewer:
             cached = self._patched(cached, seen)
@@ -261,7 +261,7 @@ class CountingEngine:
         """
         state = self.state
         before, families, matrix, count = cached
-        new = state.record[before:seen]
+        new = state.source.record[before:seen]
         if len(new) < 3:
             return None
         asked, answered, moved = new[0], new[1], new[2]

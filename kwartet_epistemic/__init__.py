@@ -4,6 +4,11 @@ Every public ask and refusal in Kwartet is an announcement that prunes possible
 worlds.  This package plays the game (the referee), states knowledge in an
 epistemic language, and answers "who knows what" exactly, at full game size.
 
+The names below are grouped as the package is layered, from the bottom up: errors; the
+game (cards, rules, events, the referee, records); the epistemic language; explicit
+Kripke models; knowledge structures; the epistemic state of a game; conversions for other
+tools; agents and tournaments; exercises; pictures.
+
 >>> import kwartet_epistemic as kw
 >>> len(kw.Deck.piquet().cards)
 32
@@ -11,6 +16,9 @@ epistemic language, and answers "who knows what" exactly, at full game size.
 
 from __future__ import annotations
 
+__version__ = "0.1.0"
+
+# --- errors: every bad input is a KwartetError, which is a ValueError ---------------------
 from kwartet_epistemic.errors import (
     FalseAnnouncementError,
     FormulaSyntaxError,
@@ -24,9 +32,9 @@ from kwartet_epistemic.errors import (
     RecordError,
     RuleOptionError,
     UnknownCardError,
+    UnknownToViewerError,
+    UnsupportedFormulaError,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "FalseAnnouncementError",
@@ -41,9 +49,11 @@ __all__ = [
     "RecordError",
     "RuleOptionError",
     "UnknownCardError",
+    "UnknownToViewerError",
+    "UnsupportedFormulaError",
 ]
 
-# --- game (issue 2) ---
+# --- the game: cards, rules, events, the referee and its records --------------------------
 from kwartet_epistemic.cards import Card, Deck, bundled_packs  # noqa: E402
 from kwartet_epistemic.events import (  # noqa: E402
     Answered,
@@ -90,9 +100,7 @@ __all__ += [
     "rules_text",
 ]
 
-# --- logic and kripke (issue 3) ---
-from kwartet_epistemic import examples  # noqa: E402
-from kwartet_epistemic.kripke import ActionModel, KripkeModel, Relation  # noqa: E402
+# --- the epistemic language: formulas, their parser and printers ---------------------------
 from kwartet_epistemic.logic import (  # noqa: E402
     FORMULA_PRINT_LIMIT,
     FORMULA_TEXT_LIMIT,
@@ -125,10 +133,6 @@ from kwartet_epistemic.logic import (  # noqa: E402
 )
 
 __all__ += [
-    "ActionModel",
-    "KripkeModel",
-    "Relation",
-    "examples",
     "And",
     "Announce",
     "AnnounceDual",
@@ -159,7 +163,12 @@ __all__ += [
     "parse",
 ]
 
-# --- symbolic (issue 4) ---
+# --- explicit S5 models: worlds, partitions, announcements, action models -----------------
+from kwartet_epistemic.kripke import ActionModel, KripkeModel, Relation  # noqa: E402
+
+__all__ += ["ActionModel", "KripkeModel", "Relation"]
+
+# --- knowledge structures: a law on BDDs, what each agent observes ------------------------
 from kwartet_epistemic import symbolic  # noqa: E402
 from kwartet_epistemic.symbolic import (  # noqa: E402
     BddKnowledgeStructure,
@@ -176,24 +185,28 @@ __all__ += [
     "symbolic",
 ]
 
-# --- epistemics (issue 4) ---
+# --- classic puzzles, built as both kinds of model ----------------------------------------
+from kwartet_epistemic import examples  # noqa: E402
+
+__all__ += ["examples"]
+
+# --- the epistemic state of a game: who knows what, by one of the engines -----------------
 from kwartet_epistemic.epistemics import (  # noqa: E402
     EpistemicState,
-    UnknownToViewerError,
     World,
     knowledge,
 )
 from kwartet_epistemic.epistemics.explain import Explanation, Fact  # noqa: E402
 
-__all__ += ["EpistemicState", "Explanation", "Fact", "UnknownToViewerError", "World", "knowledge"]
+__all__ += ["EpistemicState", "Explanation", "Fact", "World", "knowledge"]
 
-# --- SMCDEL export (issue 13) ---
+# --- conversions for other tools: SMCDEL's input of any model or position -----------------
 from kwartet_epistemic.conversions import smcdel_export, to_smcdel  # noqa: E402
 from kwartet_epistemic.symbolic.smcdel import SmcdelError  # noqa: E402
 
 __all__ += ["SmcdelError", "smcdel_export", "to_smcdel"]
 
-# --- agents (issue 5) ---
+# --- agents: players that see only their own view, and tournaments -----------------------
 from kwartet_epistemic import agents  # noqa: E402
 from kwartet_epistemic.agents import (  # noqa: E402
     Agent,
@@ -238,13 +251,12 @@ __all__ += [
     "tournament",
 ]
 
-# --- exercises that check themselves (issue 12) ---
+# --- exercises that check themselves --------------------------------------------------------
 from kwartet_epistemic import exercises  # noqa: E402
 
 __all__ += ["exercises"]
 
-# --- viz (issue 6) ---
-# The drawing modules (matplotlib, networkx) load on first use of kw.viz.<name>.
+# --- pictures: the drawing modules (matplotlib, networkx) load on first use ---------------
 from kwartet_epistemic import viz  # noqa: E402
 
 __all__ += ["viz"]

@@ -24,16 +24,21 @@ from dataclasses import dataclass, fields
 from os import PathLike
 from typing import Any
 
+# Deck, RuleSet and Action name the types of the fields GameRecord inherits, for its
+# documentation.
+from kwartet_epistemic.cards import Deck  # noqa: F401
 from kwartet_epistemic.errors import RecordError
 from kwartet_epistemic.game import Game
-from kwartet_epistemic.record_format import (
+from kwartet_epistemic.record_format import (  # noqa: F401
     MAX_RECORD_BYTES,
     RECORD_FORMAT,
     RECORD_VERSION,
+    Action,
     RecordData,
     record_schema,
     record_schema_path,
 )
+from kwartet_epistemic.rules import RuleSet  # noqa: F401
 
 __all__ = [
     "GameRecord",

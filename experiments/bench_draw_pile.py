@@ -1,4 +1,4 @@
-"""Draw-pile games (issue 11): the cost of exact counting as draws pile up.
+"""Draw-pile games: the cost of exact counting as draws pile up.
 
 Fish rules, 32 cards, 4 players with 3 cards each, random legal asks: after every event,
 the public ``count_worlds()`` and one player's ``location_probabilities`` from a fresh
@@ -8,7 +8,7 @@ draw brought), so the programme's table doubles with each draw that no public fa
 settled: the figures show that growth (the speed issue's target is 70 ms per event).
 
 With ``--out``, the last position's public count and location counts are also taken
-on the dense tables alone (``USE_RYSER``, ``USE_SPARSE`` and ``USE_STAGED`` of
+on the dense tables alone (``ryser``, ``sparse`` and ``staged`` of
 ``counting`` False), for comparison with the default, which takes Ryser's formula
 where its work is smaller; the paper quotes the worst event of the whole game.
 
@@ -20,7 +20,7 @@ Then ``--agent-games`` whole fish games of four ``knowledge`` agents (4 players 
 cards each, seeds 0, 1, ...): each agent decides from its own exact view, whose tables
 have a dimension for every draw the others made; per game, the CPU time, the number of
 asks and the slowest decision.  With ``--dense`` the counting engine keeps its dense
-tables (``counting.USE_SPARSE = False``, ``counting.USE_RYSER = False``), for comparison
+tables (``counting.options(sparse=False, ryser=False)``), for comparison
 with the sparse programme and Ryser's formula; with
 ``--out DIR`` the games are played both ways and the figures the paper quotes go to
 ``DIR/bench_draw_pile_numbers.tex``.  With ``--agent-deck standard`` the agent games
@@ -33,7 +33,8 @@ seven each; B and C hand all their cards to A before anyone draws, and A, alone 
 cards, draws the whole 31-card stock, laying down each family it completes.  The public
 ``count_worlds()`` after every event, as a fresh state computes it, per number of draws:
 the families to come tell few of those draws apart, and the merged-draw count takes them
-together (``counting.USE_STAGED``), where the dense tables would need 2^33 entries.
+together (the counting options' ``staged``), where the dense tables would need 2^33
+entries.
 
 Run: ``python experiments/bench_draw_pile.py [--draws 10] [--seed 1] [--players 4]
 [--deck piquet|standard] [--give-up SECONDS] [--agent-games 6] [--agent-deck
@@ -106,8 +107,11 @@ def main() -> None:
         parser.error("--out quotes the public counts: leave out --own-view")
     if args.out and args.agent_deck != "piquet":
         parser.error("--out quotes the 32-card agent games: leave out --agent-deck")
-    if args.dense:
-        counting.USE_SPARSE = counting.USE_RYSER = False
+    with counting.options(**({"sparse": False, "ryser": False} if args.dense else {})):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> None:
     print(f"load average {os.getloadavg()[0]:.2f}; kernel {kernel_available()}")
     print(f"tables: {'dense only' if args.dense else 'sparse or none where it pays'}")
     rules = kw.RuleSet.preset("fish").replace(cards_each=args.cards_each)
@@ -170,10 +174,9 @@ def main() -> None:
         return
     total, slowest = agent_games(args.agent_games, args.agent_deck == "standard")
     if args.out:
-        counting.USE_SPARSE = counting.USE_RYSER = False
         print("\nthe same with the dense tables only")
-        dense_total, dense_slowest = agent_games(args.agent_games)
-        counting.USE_SPARSE = counting.USE_RYSER = None
+        with counting.options(sparse=False, ryser=False):
+            dense_total, dense_slowest = agent_games(args.agent_games)
         numbers |= {
             "kwDrawPileAgentGames": str(args.agent_games),
             "kwDrawPileAgentCpu": _latex.fmt(total, 1),
@@ -224,7 +227,7 @@ def lone_holder() -> tuple[float, int, int]:
         spent = time.process_time() - start
         draws = len(history.draw_slots)
         worst[draws] = max(worst.get(draws, 0.0), spent)
-        entries[draws] = counter._size
+        entries[draws] = counter.table_size
     for draws in sorted(worst):
         print(f"{draws:>5}  {1000 * worst[draws]:>16.1f}  {entries[draws]:>19,}")
     print(f"public worlds at the end: {counter.count}; load average {os.getloadavg()[0]:.2f}")
@@ -241,15 +244,12 @@ def formula_against_tables(game: kw.Game) -> tuple[float, float, float, float]:
     spent: dict[bool | None, tuple[float, float]] = {}
     answers = []
     for mode in (None, False):
-        counting.USE_RYSER = counting.USE_SPARSE = counting.USE_STAGED = mode
-        try:
+        with counting.options(ryser=mode, sparse=mode, staged=mode):
             start = time.process_time()
             counter = WorldCounter(history)
             middle = time.process_time()
             table = counter.location_table()
             spent[mode] = (middle - start, time.process_time() - middle)
-        finally:
-            counting.USE_RYSER = counting.USE_SPARSE = counting.USE_STAGED = None
         answers.append((counter.count, table.tolist()))
     assert answers[0] == answers[1], "the formula and the tables disagree"
     (count, locations), (dense_count, dense_locations) = spent[None], spent[False]

@@ -1,4 +1,4 @@
-"""Benchmarks of the counting engine (issue 10); prints its figures.
+"""Benchmarks of the counting engine; prints its figures.
 
     python experiments/bench_knowledge.py [--games N] [--grid-games N] [--quick]
 
@@ -207,8 +207,7 @@ def report_kernel(games: int) -> None:
     timings = {}
     answers = {}
     for use_kernel in (True, False):
-        counting.USE_KERNEL = use_kernel
-        try:
+        with counting.options(kernel=use_kernel):
             start = _clock()
             result = []
             for seed in range(games):
@@ -220,8 +219,6 @@ def report_kernel(games: int) -> None:
                     result.append([k.location_counts(p).tolist() for p in game.players])
             timings[use_kernel] = _clock() - start
             answers[use_kernel] = result
-        finally:
-            counting.USE_KERNEL = True
     same = answers[True] == answers[False]
     NUMBERS["kwBenchKnowledgeKernelSpeedup"] = _latex.fmt(timings[False] / timings[True], 1)
     print(

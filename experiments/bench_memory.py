@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 import kwartet_epistemic as kw
+from kwartet_epistemic.epistemics import counting
 from kwartet_epistemic.files import atomic_write_text
 
 OUTPUT = Path(__file__).resolve().parent.parent / "paper" / "measurements" / "bench_memory.txt"
@@ -185,15 +186,6 @@ def knowledge_tournament(games: int, every_seconds: float = 0.25, seed: int = 1)
 
 # The module-level caches of the library, by module and name, with their bound.
 CACHES: list[tuple[str, str, str]] = [
-    ("kwartet_epistemic.epistemics.counting", "_POLY_CACHE", "20,000 entries, then cleared"),
-    ("kwartet_epistemic.epistemics.counting", "_COMBO_CACHE", "20,000 entries, then cleared"),
-    ("kwartet_epistemic.epistemics.counting", "_OWNERS", "1,000 entries, then cleared"),
-    (
-        "kwartet_epistemic.epistemics.counting",
-        "_LAYOUTS",
-        "4,096 layouts, then afresh (numbers never reused)",
-    ),
-    ("kwartet_epistemic.agents.knowledge", "_SHARED", "_SHARED_LIMIT games, oldest dropped"),
     ("kwartet_epistemic.game", "_TABLES", "one per live deck (weak), 64 seatings each"),
     ("kwartet_epistemic.game", "_PICKERS", "4,096 masks, then cleared"),
     ("kwartet_epistemic.game", "_CHECKED_PLAYERS", "1,024 seatings, then cleared"),
@@ -203,7 +195,7 @@ CACHES: list[tuple[str, str, str]] = [
 
 def cache_sizes() -> dict[str, int]:
     """Entries in each module-level cache now (modules not loaded are left out)."""
-    sizes = {}
+    sizes = {f"counting: {name}": size for name, (size, _) in counting.cache_sizes().items()}
     for module_name, name, _ in CACHES:
         module = sys.modules.get(module_name)
         if module is not None and hasattr(module, name):
@@ -273,7 +265,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     importlib.import_module("kwartet_epistemic.agents")  # loaded before the first sample
     out(
         f"python {sys.version.split()[0]}, numpy {np.__version__}, compiled kernel "
-        f"{'on' if kw.epistemics.counting.USE_KERNEL else 'off'}; start "
+        f"{'on' if counting.current_options().kernel else 'off'}; start "
         f"{resident_mib():.1f} MiB resident"
     )
     every = max(1, args.games // 100)
@@ -291,6 +283,9 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     out(f"peak resident memory of the process: {peak_mib():.1f} MiB")
     out("module-level caches at the end (entries; bound):")
     sizes = cache_sizes()
+    for name, (_, limit) in counting.cache_sizes().items():
+        key = f"counting: {name}"
+        out(f"  {key:<28} {sizes[key]:>7}   {limit:,} entries, then cleared")
     for module_name, name, bound in CACHES:
         key = f"{module_name.rsplit('.', 1)[-1]}.{name}"
         if key in sizes:

@@ -1,4 +1,4 @@
-"""The strength ladder (issue 14, question b): every kind of player on one rating scale.
+"""The strength ladder (research question b): every kind of player on one rating scale.
 
 **Roster.**  ``random``; hand-only knowledge (``knowledge:hand``: the knowledge policy on
 the own hand and the table as it lies, no memory of the record); the earlier projects'

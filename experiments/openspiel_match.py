@@ -1,4 +1,4 @@
-"""``search`` against OpenSpiel's ISMCTS at equal time per decision (issue 13, part 2).
+"""``search`` against OpenSpiel's ISMCTS at equal time per decision.
 
 Four players, 32 cards, publisher rules; two seats ``search[ms=M]``, two seats
 ``openspiel:ismcts[ms=M]`` (OpenSpiel's Python ISMCTS bot, timed; its determinizations

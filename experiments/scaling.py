@@ -196,9 +196,7 @@ def programme_size(state: Any, players: Sequence[str]) -> tuple[int, int]:
             per_step = current.programme_states()
             for table, count in zip(current.tables, per_step, strict=False):
                 term_states += len(table.weights) * count
-            if current._dead_worlds is not None:
-                stack.append(current._dead_worlds)
-            stack.extend(other for _, other in current._stuck_worlds)
+            stack.extend(current.corrections())
     return states, term_states
 
 

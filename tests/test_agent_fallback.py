@@ -1,7 +1,7 @@
-"""Where exact counting does not fit in memory (issue 11).
+"""Where exact counting does not fit in memory.
 
 The counting programme refuses tables above its memory limit before it allocates them
-(``counting.MEMORY_LIMIT``, or a ``counting.memory_limit`` block); the maps of the
+(the options' ``memory_limit``, or a ``counting.memory_limit`` block); the maps of the
 reachable states are tried first and keep within the limit themselves, so a position
 whose dense tables do not fit can still be answered, with the same answer.  An agent
 decides under a fixed limit (``AGENT_MEMORY_LIMIT``) and, where its exact knowledge does
@@ -38,18 +38,15 @@ def _draw_pile_view(draws: int, seed: int = 1) -> kw.PlayerView:
 
 def _probabilities(view: kw.PlayerView, limit: int, sparse: bool | None) -> np.ndarray | None:
     """A's location probabilities within ``limit`` bytes, or None where refused."""
-    saved = counting.USE_SPARSE
-    counting.USE_SPARSE = sparse
     try:
-        with memory_limit(limit):
+        with counting.options(sparse=sparse, memory_limit=limit):
             return kw.knowledge(view).location_probabilities("A")
     except kw.ModelTooLargeError:
         return None
-    finally:
-        counting.USE_SPARSE = saved
 
 
-def test_a_memory_limit_block_refuses_and_restores(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_memory_limit_block_refuses_and_restores() -> None:
+    before = counting.current_options()
     game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
     game.ask("A", "7S")
     expected = kw.knowledge(game).count_worlds()
@@ -61,13 +58,12 @@ def test_a_memory_limit_block_refuses_and_restores(monkeypatch: pytest.MonkeyPat
         ):
             kw.knowledge(game).count_worlds()
         with memory_limit(1 << 40):  # ... and an inner one never lifts an outer one
-            assert counting._memory_limit() == 1 << 30
+            assert counting.current_options().memory_limit == 1 << 30
         assert kw.knowledge(game).count_worlds() == expected
-    assert counting._BLOCK_LIMIT.get() is None  # restored after the error too
+    assert counting.current_options() == before  # restored after the error too
     exact = make_knowledge("exact", "A")  # family_probabilities: the kernel's recount
     exact.update(game.view("A"))
-    monkeypatch.setattr(counting, "MEMORY_LIMIT", 100)  # a block never lifts it either
-    with memory_limit(1 << 40):
+    with counting.options(memory_limit=100), memory_limit(1 << 40):  # never lifted
         for answer in (
             kw.knowledge(game).count_worlds,
             kw.knowledge(game.view("A")).location_probabilities,
@@ -75,19 +71,18 @@ def test_a_memory_limit_block_refuses_and_restores(monkeypatch: pytest.MonkeyPat
         ):
             with pytest.raises(kw.ModelTooLargeError, match="100 bytes"):
                 answer()
-    monkeypatch.setattr(counting, "MEMORY_LIMIT", None)
     for bad in (0, -5, 1.5, True, "4GB", None):
         with pytest.raises(kw.KwartetError, match="memory limit"), memory_limit(bad):  # type: ignore[arg-type]
             pass
-    assert counting._BLOCK_LIMIT.get() is None
+    assert counting.current_options() == before
 
 
 @pytest.mark.parametrize("draws", [6, 8, 10])
 def test_the_maps_answer_where_the_dense_tables_do_not_fit(
-    draws: int, monkeypatch: pytest.MonkeyPatch
+    draws: int, monkeypatch: pytest.MonkeyPatch, counting_options
 ) -> None:
     # Ryser's formula would answer without tables (test_counting_ryser): the maps alone.
-    monkeypatch.setattr(counting, "USE_RYSER", False)
+    counting_options(ryser=False)
     view = _draw_pile_view(draws)
     expected = _probabilities(view, 1 << 40, sparse=False)
     assert expected is not None
@@ -106,16 +101,17 @@ def test_the_maps_answer_where_the_dense_tables_do_not_fit(
 
 def test_the_maps_get_a_bounded_budget_where_the_dense_tables_do_not_fit(
     monkeypatch: pytest.MonkeyPatch,
+    counting_options,
 ) -> None:
     # Ryser's formula would count without tables (test_counting_ryser): the maps alone.
-    monkeypatch.setattr(counting, "USE_RYSER", False)
+    counting_options(ryser=False)
     view = _draw_pile_view(10)  # tables of 8,192 entries: the maps are tried by default
     expected = _probabilities(view, 1 << 40, sparse=False)
     low = 1 << 10
     while _probabilities(view, low, sparse=False) is None:
         low *= 2  # a limit the dense tables fit in, and half of it, which they do not
     assert np.array_equal(_probabilities(view, low // 2, sparse=None), expected)
-    monkeypatch.setattr(counting, "_SPARSE_UNFIT_WORK", 1)  # the maps give up at once
+    monkeypatch.setattr(counting.counter, "_SPARSE_UNFIT_WORK", 1)  # the maps give up at once
     assert _probabilities(view, low // 2, sparse=None) is None
     assert np.array_equal(_probabilities(view, low, sparse=None), expected)  # as before
 

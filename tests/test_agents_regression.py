@@ -1,5 +1,5 @@
 """Seeded games of the agents replay move for move: digests recorded before the agents
-were made fast (issue 10).  A speed-up of a policy (other than ``search``, whose design
+were made fast.  A speed-up of a policy (other than ``search``, whose design
 may change) must not change a single choice.
 
 The games are played in fresh interpreters under two different ``PYTHONHASHSEED``
@@ -92,10 +92,10 @@ def all_digests() -> dict[str, str]:
 # it now takes the targets in seat order, and 15 of those 24 games were recorded again
 # after that fix (the 9 others happen to match the old code under PYTHONHASHSEED=0).
 # The 16 games with a fact-list player that changed when the fact list became the earlier
-# projects' (a received card leaves the receiver's clause standing, issue 11) were
+# projects' (a received card leaves the receiver's clause standing) were
 # recorded again with this module's helper; no game without one changed.
 # ``greedy_bluff`` was called ``silent`` when its games were recorded (the name went to
-# ivopascal's strategy, issue 13.4): the same digests, under the new name.  The games of
+# ivopascal's strategy): the same digests, under the new name.  The games of
 # that ``silent`` and ``mixed`` (seed 19) were recorded when they were added.
 EXPECTED: dict[str, str] = {
     "publisher/search[confidence=0,samples=12],higher_order,knowledge,defensive/1": "cbe0855b115f51b1f3e4897743b64f583a926fb810fb88810a7f345946bcf3fa",

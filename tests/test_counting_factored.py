@@ -30,13 +30,13 @@ pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs t
 
 
 def _answers(history, viewers, mode, monkeypatch, *, backward: bool = False):
-    """Count, origin counts and (with ``backward``) the backward tables, with
-    ``USE_FACTORED`` set to ``mode`` and the dense tables (``USE_SPARSE`` off); ``mode``
+    """Count, origin counts and (with ``backward``) the backward tables, with the
+    options' ``factored`` set to ``mode`` and the dense tables (``sparse`` off); ``mode``
     "numpy" runs without the kernel."""
-    monkeypatch.setattr(counting, "USE_FACTORED", None if mode == "numpy" else mode)
-    monkeypatch.setattr(counting, "USE_SPARSE", False)
-    monkeypatch.setattr(counting, "USE_KERNEL", mode != "numpy")
-    counter = WorldCounter(history, viewers, marginals=True)
+    options = counting.current_options().replace(
+        factored=None if mode == "numpy" else mode, sparse=False, kernel=mode != "numpy"
+    )
+    counter = WorldCounter(history, viewers, marginals=True, options=options)
     origins = counter.origin_counts()
     tables = None
     if backward and counter.count and counter._width() == "narrow":
@@ -87,13 +87,13 @@ def test_draw_pile_positions_agree_on_all_three_paths(
         assert reference[0] > 0
 
 
-def test_samples_are_the_same_worlds_on_both_programmes(monkeypatch) -> None:
+def test_samples_are_the_same_worlds_on_both_programmes(monkeypatch, counting_options) -> None:
     rules = kw.RuleSet.preset("fish").replace(cards_each=3)
     game = played_position(11, 6, 4, rules, 12)
     history = public_history(game)
     drawn = []
     for mode in (False, True):
-        monkeypatch.setattr(counting, "USE_FACTORED", mode)
+        counting_options(factored=mode)
         counter = WorldCounter(history)
         drawn.append(counter.sample_many(200, np.random.default_rng(3)))
     assert (drawn[0] == drawn[1]).all()
@@ -145,8 +145,8 @@ def test_the_order_of_dimensions_changes_no_answer(stable: bool, monkeypatch) ->
     for which in (0, 1):
         viewers = viewer_infos(game, which)
         answers = []
-        for order in (counting._dimension_order, lambda slots, capacity: sorted(slots)):
-            monkeypatch.setattr(counting, "_dimension_order", order)
+        for order in (counting.counter._dimension_order, lambda slots, capacity: sorted(slots)):
+            monkeypatch.setattr(counting.counter, "_dimension_order", order)
             counter = WorldCounter(history, viewers, stable_layout=stable)
             answers.append(
                 (
@@ -178,7 +178,14 @@ def _small_primes_beyond(bound: int) -> list[int]:
 
 @on_random_positions(40, families=7, players=5, asks=25)
 def test_counts_beyond_the_kernel_widths_are_joined_from_residues_exactly(
-    seed: int, variant: int, families: int, players: int, asks: int, which: int, monkeypatch
+    seed: int,
+    variant: int,
+    families: int,
+    players: int,
+    asks: int,
+    which: int,
+    monkeypatch,
+    counting_options,
 ) -> None:
     """Counts beyond 2^127 run modulo primes and are joined by the Chinese remainder
     theorem: here every count is made "big" and the primes are small, so that several
@@ -196,10 +203,10 @@ def test_counts_beyond_the_kernel_widths_are_joined_from_residues_exactly(
         calls.append(len(_small_primes_beyond(self.bound)))
         return original(self, wanted)
 
-    monkeypatch.setattr(counting, "USE_FACTORED", True)  # (by default: with draws only)
-    monkeypatch.setattr(counting, "_NARROW", 2)
-    monkeypatch.setattr(counting, "_WIDE", 2)
-    monkeypatch.setattr(counting, "_primes_beyond", _small_primes_beyond)
+    counting_options(factored=True)  # (by default: with draws only)
+    monkeypatch.setattr(counting.counter, "_NARROW", 2)
+    monkeypatch.setattr(counting.counter, "_WIDE", 2)
+    monkeypatch.setattr(counting.counter, "primes_beyond", _small_primes_beyond)
     monkeypatch.setattr(counting.WorldCounter, "_run_residues", spy)
     joined = WorldCounter(history, viewers, marginals=True)
     assert joined.count == exact.count

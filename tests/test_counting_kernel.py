@@ -14,6 +14,8 @@ from reference_counting import WorldCounter as ReferenceCounter
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
 from kwartet_epistemic.epistemics.counting import WorldCounter, kernel_available
+from kwartet_epistemic.epistemics.counting.family import family_poly
+from kwartet_epistemic.epistemics.history import Clause
 
 
 def fast(examples: int) -> settings:
@@ -28,14 +30,11 @@ def _both_paths(history, viewers, restrict=None):
     """(kernel answer, NumPy answer), each a fresh counter on a fresh memo."""
     answers = []
     for use_kernel in (True, False):
-        counting.USE_KERNEL = use_kernel
         history.memo.clear()
-        counting._POLY_CACHE.clear()
-        try:
-            counter = WorldCounter(history, viewers, restrict)
-            answers.append((counter.count, counter.origin_counts()))
-        finally:
-            counting.USE_KERNEL = True
+        counting.clear()
+        options = counting.CountingOptions(kernel=use_kernel)
+        counter = WorldCounter(history, viewers, restrict, options=options)
+        answers.append((counter.count, counter.origin_counts()))
     return answers
 
 
@@ -132,14 +131,11 @@ def test_samples_are_the_reference_samples_for_the_same_generator(
     if reference.count == 0:
         return
     for use_kernel in (True, False):
-        counting.USE_KERNEL = use_kernel
-        try:
-            counter = WorldCounter(history, viewers)
-            ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
-            for _ in range(5):
-                assert counter.sample(ours) == reference.sample(theirs)
-        finally:
-            counting.USE_KERNEL = True
+        options = counting.CountingOptions(kernel=use_kernel)
+        counter = WorldCounter(history, viewers, options=options)
+        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        for _ in range(5):
+            assert counter.sample(ours) == reference.sample(theirs)
 
 
 def test_a_family_table_is_rebuilt_only_when_its_constraints_change() -> None:
@@ -196,19 +192,16 @@ def test_family_tables_of_the_kernel_and_numpy_agree_with_many_dimensions(
     mask = st.integers(0, (1 << n_slots) - 1)
     kinds = st.sampled_from(["some", "notall", "allornone"])
     clauses = tuple(
-        counting.Clause(data.draw(kinds), tuple(data.draw(mask) for _ in range(4)))
+        Clause(data.draw(kinds), tuple(data.draw(mask) for _ in range(4)))
         for _ in range(data.draw(st.integers(0, 3)))
     )
     tables = []
     for use_kernel in (True, False):
-        counting.USE_KERNEL = use_kernel
-        counting._POLY_CACHE.clear()
-        try:
+        counting.clear()
+        with counting.options(kernel=use_kernel):
             tables.append(
-                counting._family_poly((0, 1, 2, 3), options, clauses, free, dim_of, n_dims, n_slots)
+                family_poly((0, 1, 2, 3), options, clauses, free, dim_of, n_dims, n_slots)
             )
-        finally:
-            counting.USE_KERNEL = True
     kernel, numpy_path = tables
     assert (kernel is None) == (numpy_path is None)
     if kernel is not None and numpy_path is not None:

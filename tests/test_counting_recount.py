@@ -14,9 +14,11 @@ from hypothesis import strategies as st
 from kwartet_testing import RULE_VARIANTS, played_position, public_history, viewer_infos
 
 import kwartet_epistemic as kw
+from kwartet_epistemic import _counting_kernel  # the kernel's own call, tested white-box
 from kwartet_epistemic.epistemics import counting
 from kwartet_epistemic.epistemics.counting import (
     WorldCounter,
+    counter,
     exact_probabilities,
     family_probabilities,
 )
@@ -26,8 +28,8 @@ from kwartet_epistemic.epistemics.history import Clause, PublicHistory
 def _kernel_answer(history: PublicHistory, viewers: list, families: frozenset[int]):
     """What the kernel's recount itself says: (count or None, the matrix it wrote)."""
     matrix = np.full((len(history.deck), len(history.players)), np.nan)
-    masks = counting._viewer_masks(history, tuple(viewers)) if viewers else None
-    count = counting._kernel.recount(
+    masks = counter._viewer_masks(history, tuple(viewers)) if viewers else None
+    count = _counting_kernel.recount(
         history.capacity,
         history.allowed,
         masks,
@@ -53,13 +55,10 @@ def _general(history: PublicHistory, viewers: list, families: frozenset[int]):
 
 
 def _numpy_path(history: PublicHistory, viewers: list, families: frozenset[int]):
-    counting.USE_KERNEL = False
-    try:
-        history.memo.clear()
-        counting._POLY_CACHE.clear()
+    history.memo.clear()
+    counting.clear()
+    with counting.options(kernel=False):
         return family_probabilities(history, viewers, families)
-    finally:
-        counting.USE_KERNEL = True
 
 
 def _same(a: tuple[np.ndarray, int], b: tuple[np.ndarray, int]) -> bool:

@@ -25,7 +25,7 @@ from kwartet_testing import (
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
-from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.counting import WorldCounter, numbers
 from kwartet_epistemic.epistemics.history import PublicHistory
 
 pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs the kernel")
@@ -33,14 +33,8 @@ pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs t
 
 def _dense(history, viewers, monkeypatch, **kwargs) -> WorldCounter:
     """The counter on the dense tables alone."""
-    monkeypatch.setattr(counting, "USE_RYSER", False)
-    monkeypatch.setattr(counting, "USE_SPARSE", False)
-    monkeypatch.setattr(counting, "USE_STAGED", False)
-    counter = WorldCounter(history, viewers, **kwargs)
-    monkeypatch.setattr(counting, "USE_RYSER", None)
-    monkeypatch.setattr(counting, "USE_SPARSE", None)
-    monkeypatch.setattr(counting, "USE_STAGED", None)
-    return counter
+    options = counting.current_options().replace(ryser=False, sparse=False, staged=False)
+    return WorldCounter(history, viewers, options=options, **kwargs)
 
 
 class _Spy:
@@ -53,7 +47,7 @@ class _Spy:
         self.results: list[int | None] = []
         self.moduli: list[int] = []
         self.estimates: list[int | None] = []
-        kernel = counting._kernel
+        kernel = counting.counter._kernel
         original = kernel.ryser
 
         self.marginal_results: list[int | None] = []
@@ -73,7 +67,7 @@ class _Spy:
             if not name.startswith("_"):
                 setattr(proxy, name, getattr(kernel, name))
         proxy.ryser = spy
-        monkeypatch.setattr(counting, "_kernel", proxy)
+        monkeypatch.setattr(counting.counter, "_kernel", proxy)
 
 
 def _arithmetic(monkeypatch, arithmetic: str) -> None:
@@ -82,20 +76,20 @@ def _arithmetic(monkeypatch, arithmetic: str) -> None:
     theorem, as beyond 2^128), "small primes" (many residues modulo primes from 101) or
     "mixed" (2^128 and one prime joined)."""
     if arithmetic == "128":
-        monkeypatch.setattr(counting, "_NARROW", 2)  # every count takes 128-bit arithmetic
+        monkeypatch.setattr(counting.counter, "_NARROW", 2)  # every count takes 128-bit arithmetic
     elif arithmetic == "primes":
         monkeypatch.setattr(
-            WorldCounter, "_ryser_moduli", lambda self, twos: counting._primes_beyond(self.bound)
+            WorldCounter, "_ryser_moduli", lambda self, twos: numbers.primes_beyond(self.bound)
         )
     elif arithmetic == "small primes":  # several residues joined, even for small counts
         monkeypatch.setattr(
             WorldCounter, "_ryser_moduli", lambda self, twos: _small_primes_beyond(self.bound)
         )
     elif arithmetic == "mixed":
-        first = counting._primes_beyond(1)
+        first = numbers.primes_beyond(1)
 
         def mixed(self, twos: int) -> list[int]:
-            return [1 << 128, *first] if twos < 128 else counting._primes_beyond(self.bound)
+            return [1 << 128, *first] if twos < 128 else numbers.primes_beyond(self.bound)
 
         monkeypatch.setattr(WorldCounter, "_ryser_moduli", mixed)
 
@@ -135,6 +129,7 @@ def test_ryser_equals_the_dense_tables(
     asks: int,
     which: int,
     monkeypatch,
+    counting_options,
 ) -> None:
     position = random_position(seed, variant, families, players, asks, which)
     if position is None:
@@ -142,7 +137,7 @@ def test_ryser_equals_the_dense_tables(
     history, viewers = position
     dense = _dense(history, viewers, monkeypatch)
     _arithmetic(monkeypatch, arithmetic)
-    monkeypatch.setattr(counting, "USE_RYSER", True)
+    counting_options(ryser=True)
     spy = _Spy(monkeypatch)
     counter = WorldCounter(history, viewers)
     assert counter.count == dense.count
@@ -163,6 +158,7 @@ def test_ryser_location_counts_equal_the_dense_tables(
     asks: int,
     which: int,
     monkeypatch,
+    counting_options,
 ) -> None:
     """Each card's location counts by Ryser's formula (its linear form narrowed to one
     player's slots), with the dead-card and stuck corrections and the cards seen, are
@@ -174,7 +170,7 @@ def test_ryser_location_counts_equal_the_dense_tables(
     dense = _dense(history, viewers, monkeypatch)
     expected = dense.location_table()
     _arithmetic(monkeypatch, arithmetic)
-    monkeypatch.setattr(counting, "USE_RYSER", True)
+    counting_options(ryser=True)
     spy = _Spy(monkeypatch)
     counter = WorldCounter(history, viewers)
     got = counter.location_table()
@@ -227,8 +223,8 @@ def test_beyond_2_128_the_count_is_joined_from_residues(monkeypatch) -> None:
     assert spy.marginal_results and all(r is not None for r in spy.marginal_results)
 
 
-def test_back_to_back_draws_keep_the_complete_family_rule(monkeypatch) -> None:
-    """Issue 11's lone holder: 72 public worlds by hand, by Ryser's formula too."""
+def test_back_to_back_draws_keep_the_complete_family_rule(monkeypatch, counting_options) -> None:
+    """The lone holder of the draw-pile tests: 72 public worlds by hand, by Ryser's formula too."""
     rules = kw.RuleSet.preset("fish").replace(cards_each=2)
     game = kw.Game.from_hands(
         kw.Deck.piquet(families=2),
@@ -239,7 +235,7 @@ def test_back_to_back_draws_keep_the_complete_family_rule(monkeypatch) -> None:
     )
     game.ask("B", "7H")
     game.ask("B", "8H")
-    monkeypatch.setattr(counting, "USE_RYSER", True)
+    counting_options(ryser=True)
     spy = _Spy(monkeypatch)
     assert WorldCounter(public_history(game)).count == 72
     assert any(r is not None for r in spy.results)
@@ -252,7 +248,7 @@ def _rows(*rows: tuple[int, int, int, int, int]) -> np.ndarray:
 def test_known_answers_of_the_formula() -> None:
     """Ryser's sum is the number of worlds times the product of the capacities'
     factorials."""
-    ryser = counting._kernel.ryser
+    ryser = counting.counter._kernel.ryser
     everywhere = 0b11
     # Two free cards, two draws: 2 worlds (either order).
     assert ryser((1, 1), [(0b0011, _rows((1, everywhere, everywhere, 0, 0)))], False, 1 << 40) == 2
@@ -277,7 +273,7 @@ def test_known_answers_of_the_formula() -> None:
 def test_known_answers_of_the_location_sums() -> None:
     """With owners, each free card's sum per owner: the worlds with the card there,
     times the factorials (low words, then high words in 128-bit arithmetic)."""
-    ryser = counting._kernel.ryser
+    ryser = counting.counter._kernel.ryser
     # Two free cards, two draws, one each for players 0 and 1: each card is with each
     # player in 1 of the 2 worlds.
     out = np.zeros(4 * 2, dtype=np.uint64)
@@ -320,10 +316,10 @@ def test_random_allowed_sets_against_brute_force() -> None:
                 used = np.bincount(np.array(origins, dtype=np.int64), minlength=n_slots)
                 expected += used.tolist() == caps
         scale = math.prod(math.factorial(c) for c in caps)
-        got = counting._kernel.ryser(tuple(caps), families, True, 1 << 40)
+        got = counting.counter._kernel.ryser(tuple(caps), families, True, 1 << 40)
         assert got == expected * scale % (1 << 128)
-        for prime in (3, 101, counting._PRIMES[0]):  # Montgomery arithmetic modulo primes
-            residue = counting._kernel.ryser(
+        for prime in (3, 101, numbers._PRIMES[0]):  # Montgomery arithmetic modulo primes
+            residue = counting.counter._kernel.ryser(
                 tuple(caps), families, True, 1 << 40, None, None, -1, prime
             )
             assert residue == expected * scale % prime
@@ -333,7 +329,7 @@ def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> Non
     game = _fish_game(4, 3, 12, 1)
     history = public_history(game)
     dense = _dense(history, [], monkeypatch)
-    monkeypatch.setattr(counting, "_RYSER_SHARE", 0)  # a budget of 0
+    monkeypatch.setattr(counting.counter, "_RYSER_SHARE", 0)  # a budget of 0
     spy = _Spy(monkeypatch)
     counter = WorldCounter(history)
     assert spy.results and all(r is None for r in spy.results)
@@ -343,7 +339,7 @@ def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> Non
 
 @pytest.mark.parametrize("sums", [True, False])
 def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(
-    sums: bool, monkeypatch
+    sums: bool, monkeypatch, counting_options
 ) -> None:
     """Under a memory limit below the dense tables' need, the count and the location
     counts still come: by the formula's location sums, or without them (``sums``
@@ -353,9 +349,9 @@ def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(
     viewers = viewer_infos(game, 1)
     dense = _dense(history, viewers, monkeypatch, marginals=True)
     expected = dense.location_table()
-    monkeypatch.setattr(counting, "USE_SPARSE", False)
-    monkeypatch.setattr(counting, "_RYSER_SHARE", 0)  # only the unfit budget lets it run
-    monkeypatch.setattr(counting, "_RYSER_MARGINAL_SHARE", 0)
+    counting_options(sparse=False)
+    monkeypatch.setattr(counting.counter, "_RYSER_SHARE", 0)  # only the unfit budget lets it run
+    monkeypatch.setattr(counting.counter, "_RYSER_MARGINAL_SHARE", 0)
     if not sums:
         monkeypatch.setattr(WorldCounter, "_ryser_locations", lambda self: None)
     spy = _Spy(monkeypatch)
@@ -370,13 +366,13 @@ def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(
     with counting.memory_limit(100), pytest.raises(kw.ModelTooLargeError):
         WorldCounter(history, viewers)  # nor the formula's own tables
     with counting.memory_limit(limit):
-        monkeypatch.setattr(counting, "USE_RYSER", False)
+        counting_options(ryser=False)
         with pytest.raises(kw.ModelTooLargeError):
             WorldCounter(history, viewers)
 
 
 def test_the_kernel_refuses_malformed_calls() -> None:
-    ryser = counting._kernel.ryser
+    ryser = counting.counter._kernel.ryser
     rows = _rows((1, 1, 1, 0, 0))
     for modulus in (2, 1, 1 << 62, (1 << 62) + 1):
         with pytest.raises(ValueError, match="modulus"):
@@ -407,14 +403,14 @@ def test_the_kept_primes_are_the_largest_below_2_62() -> None:
     them."""
     from sympy import prevprime
 
-    kept = list(counting._PRIMES)
+    kept = list(numbers._PRIMES)
     expected, prime = [], 1 << 62
     for _ in kept:
         prime = int(prevprime(prime))
         expected.append(prime)
     assert kept == expected
-    assert counting._primes_beyond(1) == kept[:1]
-    many = counting._primes_beyond(1 << (62 * len(kept) + 1))
+    assert numbers.primes_beyond(1) == kept[:1]
+    many = numbers.primes_beyond(1 << (62 * len(kept) + 1))
     assert many[: len(kept)] == kept and len(many) == len(kept) + 1
     assert many[-1] == int(prevprime(kept[-1]))
     assert math.prod(many) > 1 << (62 * len(kept) + 1)
@@ -428,7 +424,7 @@ def test_the_primality_test_agrees_with_sympy(n: int) -> None:
     """``_is_prime`` (Miller-Rabin, exact below 2^64) against sympy's ``isprime``."""
     from sympy import isprime
 
-    assert counting._is_prime(n) == isprime(n)
+    assert numbers.is_prime(n) == isprime(n)
 
 
 def test_the_primality_test_on_pseudoprimes() -> None:
@@ -450,7 +446,7 @@ def test_the_primality_test_on_pseudoprimes() -> None:
         (1 << 62) - 57,
     ]
     for n in tricky:
-        assert counting._is_prime(n) == isprime(n), n
+        assert numbers.is_prime(n) == isprime(n), n
 
 
 @pytest.mark.parametrize(("draws", "seed"), [(8, 1), (12, 2), (14, 3)])
@@ -462,10 +458,10 @@ def test_the_work_alone_is_the_least_budget_it_runs_on(draws: int, seed: int) ->
     assert inputs is not None
     _, caps, _, _, families, moduli = inputs
     wide = moduli[0] == 1 << 128
-    work = counting._kernel.ryser(caps, families, wide, -1)
+    work = counting.counter._kernel.ryser(caps, families, wide, -1)
     assert isinstance(work, int) and work > 0
-    assert counting._kernel.ryser(caps, families, wide, work) is not None
-    assert counting._kernel.ryser(caps, families, wide, work - 1) is None
+    assert counting.counter._kernel.ryser(caps, families, wide, work) is not None
+    assert counting.counter._kernel.ryser(caps, families, wide, work - 1) is None
     assert counter._ryser_work() == work * len(moduli)
 
 
@@ -477,18 +473,18 @@ def test_the_merged_draws_get_no_more_time_than_the_formula_would_take(monkeypat
     the count is still the dense tables'."""
     history = public_history(_fish_game(4, 3, 12, 1))
     budgets: list[int] = []
-    original = counting.staged_count
+    original = counting.counter.staged_count
 
     def spy(tables, dims, cap, max_states, max_work=1 << 62, max_bound=1 << 62):
         budgets.append(max_work)
         return original(tables, dims, cap, max_states, max_work, max_bound)
 
-    monkeypatch.setattr(counting, "staged_count", spy)
-    monkeypatch.setattr(counting, "_RYSER_FIRST_WORK", 0)
+    monkeypatch.setattr(counting.counter, "staged_count", spy)
+    monkeypatch.setattr(counting.counter, "_RYSER_FIRST_WORK", 0)
     counter = WorldCounter(history)
     work = counter._ryser_work()
     assert work is not None
-    assert budgets == [work // (counting._STAGED_UNIT * len(counter.cap))]
+    assert budgets == [work // (counting.counter._STAGED_UNIT * len(counter.cap))]
     assert counter._tableless
     assert counter.count == _dense(history, [], monkeypatch).count
 
@@ -497,24 +493,24 @@ def test_where_the_formula_is_cheap_the_merged_draws_are_not_tried(monkeypatch) 
     """Ryser's formula goes first where its work is at most ``_RYSER_FIRST_WORK``."""
     history = public_history(_fish_game(4, 3, 12, 1))
     calls: list[int] = []
-    original = counting.staged_count
+    original = counting.counter.staged_count
     monkeypatch.setattr(
-        counting, "staged_count", lambda *a, **k: calls.append(1) or original(*a, **k)
+        counting.counter, "staged_count", lambda *a, **k: calls.append(1) or original(*a, **k)
     )
-    monkeypatch.setattr(counting, "_RYSER_FIRST_WORK", 1 << 62)
+    monkeypatch.setattr(counting.counter, "_RYSER_FIRST_WORK", 1 << 62)
     spy = _Spy(monkeypatch)
     counter = WorldCounter(history)
     assert not calls and spy.results and spy.results[0] is not None
     assert counter.count == _dense(history, [], monkeypatch).count
 
 
-def test_a_refused_count_says_what_the_formula_would_take(monkeypatch) -> None:
+def test_a_refused_count_says_what_the_formula_would_take(monkeypatch, counting_options) -> None:
     """Where the tables do not fit and Ryser's formula is over its budget, the refusal
     names the formula's work, known before any of it is done, and how to lift its
     budget; lifted, the formula gives the dense tables' count."""
     history = public_history(_fish_game(4, 3, 12, 1))
     expected = _dense(history, [], monkeypatch).count
-    monkeypatch.setattr(counting, "_RYSER_UNFIT_WORK", 1000)
+    monkeypatch.setattr(counting.counter, "_RYSER_UNFIT_WORK", 1000)
     # 4 MiB: the dense tables (160 MiB) do not fit, the formula's own tables do.
     with counting.memory_limit(1 << 22), pytest.raises(kw.ModelTooLargeError) as refusal:
         WorldCounter(history)
@@ -523,8 +519,8 @@ def test_a_refused_count_says_what_the_formula_would_take(monkeypatch) -> None:
     steps = int(message.split("would take ")[1].split(" steps")[0].replace(",", ""))
     counter = WorldCounter(history)  # no limit: the same work, now within its budget
     assert steps == counter._ryser_work() > 1000
-    assert "counting.USE_RYSER = True" in message
-    monkeypatch.setattr(counting, "USE_RYSER", True)
+    assert "counting.options(ryser=True)" in message
+    counting_options(ryser=True)
     with counting.memory_limit(1 << 22):
         assert WorldCounter(history).count == expected
 
@@ -543,17 +539,16 @@ def test_a_lone_holders_draws_are_merged_though_the_formula_is_cheaper_than_the_
     history.extend(record[:cut], settled=not isinstance(record[cut], kw.events.QuartetExposed))
     assert len(history.draw_slots) == 20
     answers: list[int | None] = []
-    original = counting.staged_count
+    original = counting.counter.staged_count
 
     def spy(*args, **kwargs):
         answers.append(original(*args, **kwargs))
         return answers[-1]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(counting, "staged_count", spy)
+        patch.setattr(counting.counter, "staged_count", spy)
         counter = WorldCounter(history)
-        assert counter._ryser_work() > counting._RYSER_FIRST_WORK
+        assert counter._ryser_work() > counting.counter._RYSER_FIRST_WORK
         assert answers and answers[0] is not None
-        patch.setattr(counting, "USE_STAGED", False)
-        patch.setattr(counting, "USE_RYSER", True)
-        assert counter.count == WorldCounter(history).count
+        with counting.options(staged=False, ryser=True):
+            assert counter.count == WorldCounter(history).count

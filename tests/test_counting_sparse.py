@@ -19,9 +19,9 @@ pytestmark = pytest.mark.skipif(not counting.kernel_available(), reason="needs t
 
 
 def _answers(history, viewers, sparse: bool | None, monkeypatch, *, wanted=True):
-    """Count and origin counts with ``USE_SPARSE`` set to ``sparse``."""
-    monkeypatch.setattr(counting, "USE_SPARSE", sparse)
-    counter = WorldCounter(history, viewers, marginals=wanted)
+    """Count and origin counts with the options' ``sparse`` set to ``sparse``."""
+    options = counting.current_options().replace(sparse=sparse)
+    counter = WorldCounter(history, viewers, marginals=wanted, options=options)
     return counter.count, counter.origin_counts()
 
 
@@ -30,7 +30,7 @@ class _Spy:
 
     def __init__(self, monkeypatch) -> None:
         self.results: list[int | None] = []
-        kernel = counting._kernel
+        kernel = counting.counter._kernel
         original = kernel.sparse
 
         def spy(*args):
@@ -43,7 +43,7 @@ class _Spy:
             if not name.startswith("_"):
                 setattr(proxy, name, getattr(kernel, name))
         proxy.sparse = spy
-        monkeypatch.setattr(counting, "_kernel", proxy)
+        monkeypatch.setattr(counting.counter, "_kernel", proxy)
 
 
 @pytest.mark.parametrize("wide", [False, True])
@@ -63,7 +63,7 @@ def test_sparse_programme_equals_the_dense_tables(
         return
     history, viewers = position
     if wide:
-        monkeypatch.setattr(counting, "_NARROW", 2)  # every count takes the 128-bit tables
+        monkeypatch.setattr(counting.counter, "_NARROW", 2)  # every count takes the 128-bit tables
     count, origins = _answers(history, viewers, False, monkeypatch)
     spy = _Spy(monkeypatch)
     sparse = _answers(history, viewers, True, monkeypatch)
@@ -84,7 +84,7 @@ def _fish_game(players: int, each: int, draws: int, seed: int) -> kw.Game:
 
 @pytest.mark.parametrize(("players", "each", "draws", "seed", "which"), [(4, 3, 18, 3, 1)])
 def test_own_views_of_draw_pile_games_agree_by_default(
-    players: int, each: int, draws: int, seed: int, which: int, monkeypatch
+    players: int, each: int, draws: int, seed: int, which: int, monkeypatch, counting_options
 ) -> None:
     """Where a player sees a fish game after many draws (most of its table unreachable):
     by default Ryser's formula answers an agent's question (its count and two families'
@@ -101,10 +101,10 @@ def test_own_views_of_draw_pile_games_agree_by_default(
     cards = [8, 9, 10, 11, 20, 21, 22, 23]
     for wanted in (frozenset({2, 5}), True):  # an agent's question, and every family
         dense = _answers(history, viewers, False, monkeypatch, wanted=wanted)
-        monkeypatch.setattr(counting, "USE_RYSER", False)
+        counting_options(ryser=False)
         expected = WorldCounter(history, viewers, marginals=wanted).location_rows(cards)
-        monkeypatch.setattr(counting, "USE_RYSER", None)
-        monkeypatch.setattr(counting, "USE_SPARSE", None)
+        counting_options(ryser=None)
+        counting_options(sparse=None)
         spy = _Spy(monkeypatch)
         default = WorldCounter(history, viewers, marginals=wanted)
         if wanted is not True:  # with the count (every family waits for first use)
@@ -121,7 +121,7 @@ def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> Non
     history = public_history(game)
     viewers = viewer_infos(game, 1)
     dense = _answers(history, viewers, False, monkeypatch)
-    monkeypatch.setattr(counting, "_SPARSE_SHARE", 1 << 62)  # a budget of 0
+    monkeypatch.setattr(counting.counter, "_SPARSE_SHARE", 1 << 62)  # a budget of 0
     spy = _Spy(monkeypatch)
     count, origins = _answers(history, viewers, None, monkeypatch)
     assert spy.results and all(r is None for r in spy.results)
@@ -129,7 +129,7 @@ def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> Non
     assert (origins == dense[1]).all()
 
 
-def test_maps_beyond_their_limit_give_up(monkeypatch) -> None:
+def test_maps_beyond_their_limit_give_up(monkeypatch, counting_options) -> None:
     """A state limit below what the position reaches: None, and the dense tables answer."""
     game = _fish_game(4, 3, 18, 3)
     history = public_history(game)
@@ -137,11 +137,11 @@ def test_maps_beyond_their_limit_give_up(monkeypatch) -> None:
     counter = WorldCounter(history, viewers)
     polys = [(t.vectors, t.weights) for t in counter.tables]
     wide = counter.bound >= 1 << 63
-    exact = counting._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 1 << 40)
+    exact = counting.counter._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 1 << 40)
     assert exact == counter.count
-    assert counting._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 100) is None
-    monkeypatch.setattr(counting, "_SPARSE_DENSITY", counter._size // 16)  # 16 states
-    monkeypatch.setattr(counting, "USE_RYSER", False)  # it would count without maps
+    assert counting.counter._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 100) is None
+    monkeypatch.setattr(counting.counter, "_SPARSE_DENSITY", counter._size // 16)  # 16 states
+    counting_options(ryser=False)  # it would count without maps
     spy = _Spy(monkeypatch)
     assert WorldCounter(history, viewers).count == counter.count
     assert spy.results and all(r is None for r in spy.results)
@@ -153,32 +153,36 @@ def test_states_beyond_63_bits_are_left_to_the_dense_tables() -> None:
     vectors = np.eye(32, dtype=np.int64)
     weights = np.ones(32, dtype=np.int64)
     polys = [(vectors, weights), (vectors, weights)]
-    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) is None
+    assert counting.counter._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) is None
     # 31 of them fit: two families of one unit vector each fill two of 31 slots only.
     cap = (1,) * 31
     vectors = np.eye(31, dtype=np.int64)
     weights = np.ones(31, dtype=np.int64)
     polys = [(vectors, weights), (vectors, weights)]
-    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 0
+    assert counting.counter._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 0
     cap = (1, 1)
     vectors = np.eye(2, dtype=np.int64)
     polys = [(vectors, np.ones(2, dtype=np.int64))] * 2
-    assert counting._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 2  # either order
+    assert (
+        counting.counter._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 2
+    )  # either order
 
 
 def test_the_kernel_refuses_malformed_calls() -> None:
     vectors = np.zeros((1, 2), dtype=np.int64)
     weights = np.ones(1, dtype=np.int64)
     with pytest.raises(ValueError, match="polys"):
-        counting._kernel.sparse((1, 1), [(vectors,), (vectors, weights)], [], False, 100, 100)
+        counting.counter._kernel.sparse(
+            (1, 1), [(vectors,), (vectors, weights)], [], False, 100, 100
+        )
     with pytest.raises(ValueError, match="wanted"):
-        counting._kernel.sparse(
+        counting.counter._kernel.sparse(
             (1, 1), [(vectors, weights)] * 2, [(5, None, None)], False, 100, 100
         )
     out = np.zeros(1, dtype=np.int64)
     card_slot = np.zeros(1, dtype=np.int64)
     with pytest.raises(ValueError, match="wanted"):
-        counting._kernel.sparse(
+        counting.counter._kernel.sparse(
             (1, 1),
             [(vectors, weights)] * 2,
             [(0, card_slot, out), (0, card_slot, out)],

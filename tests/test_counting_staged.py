@@ -1,4 +1,4 @@
-"""The count over merged draws (``epistemics._staged``) against the dense programme, and
+"""The count over merged draws (``epistemics.counting.staged``) against the dense programme, and
 the memory limit of the counting programme.
 
 The staged count keeps, after each family, only what the families still to come can
@@ -6,7 +6,7 @@ tell apart; it must give the programme's count on random positions of every rule
 variant (3-5 players, 12-20 cards, seen by nobody, one player or two pooling), on the
 small games with runs of draws that brute force checks, and on a 52-card lone holder's
 run of draws, where the dense tables would need 2^43 entries.  Where the tables would
-take more memory than ``counting.MEMORY_LIMIT``, the engine refuses with
+take more memory than the options' ``memory_limit``, the engine refuses with
 ``ModelTooLargeError`` before allocating anything, and the state stays usable."""
 
 from __future__ import annotations
@@ -19,15 +19,16 @@ from kwartet_testing import on_random_positions, random_game, random_position
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.epistemics import counting
-from kwartet_epistemic.epistemics._staged import _unique_rows, staged_count
 from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.counting.options import memory_in_force
+from kwartet_epistemic.epistemics.counting.staged import _unique_rows, staged_count
 from kwartet_epistemic.epistemics.history import PublicHistory
 from kwartet_epistemic.events import Drew
 
 
 def _count(history, viewers, staged: bool, monkeypatch) -> int:
-    monkeypatch.setattr(counting, "USE_STAGED", staged)
-    return WorldCounter(history, viewers).count
+    options = counting.current_options().replace(staged=staged)
+    return WorldCounter(history, viewers, options=options).count
 
 
 @on_random_positions(40, families=5, players=5, asks=25)
@@ -66,14 +67,14 @@ def _lone_holder() -> kw.Game:
     return game
 
 
-def test_a_lone_holders_run_of_43_draws(monkeypatch) -> None:
+def test_a_lone_holders_run_of_43_draws(monkeypatch, counting_options) -> None:
     game = _lone_holder()
     assert sum(isinstance(e, Drew) for e in game.record) == 43
     counts = []
     for cut in (30, 40, len(game.record)):  # 16, 24 and 43 draws
         history = PublicHistory(game.deck, game.players, game.rules)
         history.extend(game.record[:cut])
-        monkeypatch.setattr(counting, "USE_STAGED", None)  # the default takes it
+        counting_options(staged=None)  # the default takes it
         for stable in (False, True):  # other implied slots, other merged dimensions
             counter = WorldCounter(history, stable_layout=stable)
             counts.append(counter.count)
@@ -101,33 +102,31 @@ def test_staged_count_gives_up_over_its_budget() -> None:
     assert staged_count(*args, 10) is None  # more entries than that in a table
 
 
-def test_tables_beyond_the_memory_limit_are_refused(monkeypatch) -> None:
+def test_tables_beyond_the_memory_limit_are_refused() -> None:
     game = random_game(("fish", 4, ["A", "B", "C"], {"cards_each": 3}), 3, 20)
     k = kw.knowledge(game)
     expected = k.count_worlds()
     probabilities = k.location_probabilities("A")
-    monkeypatch.setattr(counting, "MEMORY_LIMIT", 1000)
-    monkeypatch.setattr(counting, "USE_STAGED", False)
     fresh = kw.knowledge(game)
-    with pytest.raises(kw.ModelTooLargeError, match=r"counting\.MEMORY_LIMIT"):
-        fresh.count_worlds()
-    with pytest.raises(kw.ModelTooLargeError, match="entries"):
-        fresh.location_probabilities("B")
-    monkeypatch.setattr(counting, "MEMORY_LIMIT", None)  # what memory is free
+    with counting.options(memory_limit=1000, staged=False):
+        with pytest.raises(kw.ModelTooLargeError, match=r"counting\.options\(memory_limit"):
+            fresh.count_worlds()
+        with pytest.raises(kw.ModelTooLargeError, match="entries"):
+            fresh.location_probabilities("B")
     assert fresh.count_worlds() == expected  # nothing half done was kept
     assert np.array_equal(fresh.location_probabilities("A"), probabilities)
 
 
 def test_the_memory_limit_reads_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("KWARTET_MEMORY_LIMIT", "123456789")
-    assert counting._limit_from_environment() == 123456789
+    assert counting.limit_from_environment("KWARTET_MEMORY_LIMIT") == 123456789
+    assert counting.CountingOptions.from_environment().memory_limit == 123456789
     for text in ("", "lots", "-5", "0", "9" * 30):
         monkeypatch.setenv("KWARTET_MEMORY_LIMIT", text)
-        assert counting._limit_from_environment() is None
-    monkeypatch.setattr(counting, "MEMORY_LIMIT", None)
-    assert counting._memory_limit() > 1 << 20  # what memory is free now
-    monkeypatch.setattr(counting, "MEMORY_LIMIT", 5000)
-    assert counting._memory_limit() == 5000
+        assert counting.limit_from_environment("KWARTET_MEMORY_LIMIT") is None
+    assert memory_in_force(counting.CountingOptions()) > 1 << 20  # what memory is free now
+    with counting.options(memory_limit=5000):
+        assert memory_in_force() == 5000
 
 
 def test_card_placements_left_out_of_long_enumerations_are_made_when_needed(monkeypatch) -> None:
@@ -139,7 +138,7 @@ def test_card_placements_left_out_of_long_enumerations_are_made_when_needed(monk
     history.extend(game.record[:30])
     lazy = WorldCounter(history)
     assert any(t._card_slot is None for t in lazy.tables)
-    monkeypatch.setattr(counting, "_LAZY_CARD_SLOT", 1 << 62)
+    monkeypatch.setattr(counting.counter, "_LAZY_CARD_SLOT", 1 << 62)
     eager_history = PublicHistory(game.deck, game.players, game.rules)
     eager_history.extend(game.record[:30])
     eager = WorldCounter(eager_history)
@@ -212,7 +211,7 @@ def test_a_product_of_maps_is_the_entry_by_entry_product(
     """The merged draws' product (entries numbered in mixed radix, uses tested on the
     dimensions they touch) and its row-by-row fallback both equal the product taken
     entry by entry, with values beyond 2^64."""
-    from kwartet_epistemic.epistemics import _staged
+    from kwartet_epistemic.epistemics.counting import staged as _staged
 
     rng = np.random.default_rng(seed)
     limit = tuple(int(x) for x in rng.integers(0, 6, size=width))
@@ -243,7 +242,7 @@ def test_entries_are_numbered_equal_exactly_when_they_are_equal(width: int) -> N
     """Entries' numbers (mixed radix where that fits in 63 bits, as with 40 dimensions
     of capacity 3 it does not, else their rank among the distinct rows) are equal
     exactly for equal rows."""
-    from kwartet_epistemic.epistemics import _staged
+    from kwartet_epistemic.epistemics.counting import staged as _staged
 
     rng = np.random.default_rng(width)
     limit = (3,) * width

@@ -38,12 +38,8 @@ def _resident() -> int:
 def _bounded_caches_within_their_limits() -> None:
     """Every bounded module-level cache is within its limit (the limits as the library
     states them: cleared when full, or the oldest dropped)."""
-    assert len(counting._POLY_CACHE) <= counting._CACHE_LIMIT + 1
-    assert len(counting._COMBO_CACHE) <= counting._CACHE_LIMIT + 1
-    assert len(counting._OWNERS) <= 1001
-    assert len(counting._LAYOUTS) <= counting._MAX_LAYOUTS
-    assert len(counting._WANTED_ROWS) <= 4096
-    assert len(counting._FAMILY_RANGES) <= 64
+    for name, (size, limit) in counting.clear().items():
+        assert size <= limit + 1, f"the counting engine's {name}: {size} > {limit}"
     assert len(game_module._PICKERS) <= game_module._MAX_PICKERS
     assert len(game_module._CHECKED_PLAYERS) <= 1024
 
@@ -51,11 +47,7 @@ def _bounded_caches_within_their_limits() -> None:
 def _empty_bounded_caches() -> None:
     """Empty the caches that are bounded (and so may hold up to their limit at any
     time), so that what is left is what nothing bounds."""
-    counting._POLY_CACHE.clear()
-    counting._COMBO_CACHE.clear()
-    counting._OWNERS.clear()
-    counting._LAYOUTS.clear()
-    counting._WANTED_ROWS.clear()
+    counting.clear()
     game_module._PICKERS.clear()
     game_module._CHECKED_PLAYERS.clear()
 
@@ -79,8 +71,8 @@ def _left_behind(play: Callable[[int], None], warm_up: int, measured: int) -> tu
 @pytest.fixture
 def small_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bounded caches' limits lowered, so that a few hundred games fill them."""
-    monkeypatch.setattr(counting, "_CACHE_LIMIT", 200)
-    monkeypatch.setattr(counting, "_MAX_LAYOUTS", 64)
+    monkeypatch.setattr(counting.family, "_CACHE_LIMIT", 200)
+    monkeypatch.setattr(counting.counter, "_MAX_LAYOUTS", 64)
     monkeypatch.setattr(game_module, "_MAX_PICKERS", 128)
 
 

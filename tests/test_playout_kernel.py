@@ -1,5 +1,5 @@
 """The search agent's weighted play-out in the compiled kernel gives the Python path's
-scores, world for world and ask for ask (issue 10: ``Playout.play`` in C).
+scores, world for world and ask for ask (``Playout.play`` in C).
 
 Positions come from real games of several rule sets, decks and numbers of players; the
 worlds are the true one and random re-deals of the cards the viewer cannot see; the
@@ -18,6 +18,7 @@ import kwartet_epistemic as kw
 from kwartet_epistemic.agents import make_agent, search
 from kwartet_epistemic.agents.knowledge import ExactKnowledge
 from kwartet_epistemic.agents.search import Playout, PreparedWorld, _likeliest
+from kwartet_epistemic.epistemics import counting
 
 kernel = search._kernel
 pytestmark = pytest.mark.skipif(
@@ -42,14 +43,10 @@ CASES = [
 def _both(playout: Playout, prepared: PreparedWorld, ask: kw.Ask) -> tuple[list, list]:
     """(kernel scores, Python scores) of one play-out."""
     rng = np.random.default_rng(0)
-    saved = search.USE_KERNEL
-    try:
-        search.USE_KERNEL = True
+    with counting.options(kernel=True):
         fast = playout.play(prepared, ask, rng)
-        search.USE_KERNEL = False
+    with counting.options(kernel=False):
         slow = playout.play(prepared, ask, rng)
-    finally:
-        search.USE_KERNEL = saved
     return fast, slow
 
 
@@ -170,16 +167,18 @@ def test_the_kernel_keeps_the_step_cap_and_the_stock() -> None:
     assert capped and finished
 
 
-def test_the_python_path_runs_without_the_kernel_and_beyond_64_cards(monkeypatch) -> None:
+def test_the_python_path_runs_without_the_kernel_and_beyond_64_cards(
+    monkeypatch, counting_options
+) -> None:
     calls = []
     real = search._KERNEL_PLAYOUT
 
-    def counting(*args):
+    def spy(*args):
         calls.append(args)
         return real(*args)
 
-    monkeypatch.setattr(search, "_KERNEL_PLAYOUT", counting)
-    monkeypatch.setattr(search, "USE_KERNEL", True)
+    monkeypatch.setattr(search, "_KERNEL_PLAYOUT", spy)
+    counting_options(kernel=True)
     view = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=1).view("A")
     weighted = Playout.from_view(view, weighted=True)
     prepared = weighted.prepare_masks(*_redeal(view, np.random.default_rng(1)),
@@ -188,11 +187,10 @@ def test_the_python_path_runs_without_the_kernel_and_beyond_64_cards(monkeypatch
     weighted.play(prepared, ask, np.random.default_rng(0))
     assert len(calls) == 1
     Playout.from_view(view).play(prepared, ask, np.random.default_rng(0))  # not weighted
-    monkeypatch.setattr(search, "USE_KERNEL", False)
-    weighted.play(prepared, ask, np.random.default_rng(0))
+    with counting.options(kernel=False):
+        weighted.play(prepared, ask, np.random.default_rng(0))
     assert len(calls) == 1
     # 68 cards do not fit 64-bit masks: the Python path plays.
-    monkeypatch.setattr(search, "USE_KERNEL", True)
     deck = kw.Deck.from_families("big", {f"F{i}": [f"c{i}{j}" for j in "abcd"] for i in range(17)})
     game = kw.Game.deal(deck, ["A", "B", "C"], seed=1)
     big = game.view(game.to_move or "")

@@ -45,7 +45,7 @@ from kwartet_epistemic.agents.policies import (
 )
 from kwartet_epistemic.agents.programs import GREEDY_PROGRAM, OWNER_PROGRAM
 from kwartet_epistemic.agents.search import Search
-from kwartet_epistemic.epistemics.counting import _limit_from_environment, memory_limit
+from kwartet_epistemic.epistemics.counting import limit_from_environment, memory_limit
 from kwartet_epistemic.errors import GameSetupError, IllegalAskError, ModelTooLargeError
 from kwartet_epistemic.game import Ask, PlayerView
 
@@ -66,7 +66,7 @@ __all__ = [
 def _agent_limit_from_environment() -> int:
     """``KWARTET_AGENT_MEMORY_LIMIT`` (bytes) if the environment gives a positive
     integer, else four GiB."""
-    return _limit_from_environment("KWARTET_AGENT_MEMORY_LIMIT") or 4 << 30
+    return limit_from_environment("KWARTET_AGENT_MEMORY_LIMIT") or 4 << 30
 
 
 AGENT_MEMORY_LIMIT = _agent_limit_from_environment()

@@ -22,8 +22,8 @@ True
 
 from __future__ import annotations
 
-import os
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +38,7 @@ from kwartet_epistemic.agents.policies import (
     Situation,
     known_first,
 )
-from kwartet_epistemic.epistemics.counting import WorldCounter
+from kwartet_epistemic.epistemics.counting import WorldCounter, current_options
 from kwartet_epistemic.epistemics.history import private_info
 from kwartet_epistemic.epistemics.state import World
 from kwartet_epistemic.errors import GameSetupError, KwartetError
@@ -52,11 +52,6 @@ except ImportError:  # pragma: no cover - depends on the install
 
 __all__ = ["OBJECTIVES", "ROLLOUTS", "Playout", "PreparedWorld", "Search"]
 
-USE_KERNEL = os.environ.get("KWARTET_NO_KERNEL", "") in ("", "0")
-"""Whether weighted play-outs run in the compiled kernel where it is built (decks of up to
-64 cards, up to 16 players): on unless the environment sets ``KWARTET_NO_KERNEL=1``, as
-for the counting engine (the tests switch it off to run the Python path on the same
-worlds; the scores are the same)."""
 
 # The kernel's play-out, or None (not built, or built before it had one).
 _KERNEL_PLAYOUT = getattr(_kernel, "playout", None)
@@ -90,7 +85,7 @@ class Search(Policy):
 
     The defaults were chosen by duplicate matches against ``higher_order``
     (``experiments/duplicate.py``); ``experiments/strength.py`` measures the result.
-    Until issue 10 the defaults were ``samples=12`` and ``confidence=0``;
+    Before the speed work the defaults were ``samples=12`` and ``confidence=0``;
     ``search[samples=12,confidence=0]`` still plays exactly as that search did.  Half the
     worlds halve the play-outs of a decision; with fewer worlds the best of several noisy
     contests looks better than it is, so it must now beat the default by half a standard
@@ -532,13 +527,15 @@ class Playout:
         ``first``; ``rng`` as :meth:`prepare` left it.
 
         A weighted play-out draws no random numbers, and runs in the compiled kernel
-        where it can (see :data:`USE_KERNEL`); the Python code here is its reference."""
+        where it can (decks of up to 64 cards, up to 16 players; the counting options'
+        ``kernel``, as for the counting engine); the Python code here is its reference,
+        with the same scores."""
         view = self.view
         players = view.players
         n = self.n_players
         if (
             self.weighted
-            and USE_KERNEL
+            and current_options().kernel
             and _KERNEL_PLAYOUT is not None
             and self.n_families <= 16
             and n <= _KERNEL_MAX_PLAYERS
@@ -820,3 +817,14 @@ def _nth_bit(mask: int, n: int) -> int:
     for _ in range(n):
         mask &= mask - 1
     return (mask & -mask).bit_length() - 1
+
+
+def __getattr__(name: str) -> Any:
+    if name == "USE_KERNEL":  # the old switch: the counting options' kernel now
+        warnings.warn(
+            "search.USE_KERNEL is deprecated: use `with counting.options(kernel=...)`",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return current_options().kernel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

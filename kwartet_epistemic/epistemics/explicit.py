@@ -47,7 +47,7 @@ def enumerate_origins(counter: WorldCounter, limit: int = EXPLICIT_LIMIT) -> np.
     n_cards = len(counter.history.deck)
     if counter.zero or total == 0:
         return np.zeros((0, n_cards), dtype=np.int16)
-    backward = counter._run_backward()
+    backward = counter.backward_tables()
     origins = np.full((1, n_cards), -1, dtype=np.int16)
     for card, slot in counter.fixed.items():
         origins[0, card] = slot
@@ -76,7 +76,7 @@ def enumerate_origins(counter: WorldCounter, limit: int = EXPLICIT_LIMIT) -> np.
         origins = np.concatenate(pieces_o)
         remaining = np.concatenate(pieces_r)
     if len(origins):  # the dead-card rule and "the mover can ask" filter the rows
-        origins = origins[counter._excluded(origins.astype(np.int64)) == 0]
+        origins = origins[counter.excluded(origins.astype(np.int64)) == 0]
     return origins
 
 

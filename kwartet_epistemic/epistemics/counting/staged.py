@@ -41,14 +41,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kwartet_epistemic.epistemics.counting.family import FamilyPoly, simplify_clauses
 from kwartet_epistemic.epistemics.history import IGNORED
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kwartet_epistemic.epistemics.counting import FamilyPoly
 
 __all__ = ["staged_count"]
 
@@ -56,10 +53,8 @@ __all__ = ["staged_count"]
 def _dimension_keys(table: FamilyPoly, slots: Sequence[int]) -> list[int]:
     """Per dimension in ``slots`` (slot numbers), what this family's allowed slots and
     clause conditions say of it, numbered: equal numbers, interchangeable dimensions."""
-    from kwartet_epistemic.epistemics.counting import simplify_clauses
-
-    masks = table._option_masks()
-    clauses = simplify_clauses(tuple(table._clauses), masks) or ()
+    masks = table.option_masks()
+    clauses = simplify_clauses(tuple(table.clauses), masks) or ()
     conditions = [c for clause in clauses for c in clause.conditions if c != IGNORED]
     seen: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
     return [
@@ -303,7 +298,7 @@ def _work_bound(
         states *= math.prod(min(sizes[j], placed) + 1 for j in {parts[k] for k in used})
         total += states * len(tables[f].weights)
         used |= spans[f]
-        placed += len(tables[f]._free)
+        placed += len(tables[f].free)
     return total
 
 

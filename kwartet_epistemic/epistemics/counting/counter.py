@@ -1,39 +1,42 @@
-"""Exact model counting over families: the counting engine.
+"""Exact model counting over families: the counting engine's programme.
 
 The constraints of :class:`~kwartet_epistemic.epistemics.history.PublicHistory` concern
 one family each; only the slot capacities (hand sizes, draws, piles) couple the families.
 So the number of worlds is the coefficient at the capacities of a product of one
-polynomial per family, computed by a dynamic programme whose state is the vector of
-capacities used so far, less one that the others imply (every family places all its
-free cards): at most 9^2 states for a player's view of a 32-card, 4-player game, 9^3 for
-the public worlds.  Forward and backward tables give exact marginals (location
-probabilities) and exact uniform sampling.
+polynomial per family (:mod:`~kwartet_epistemic.epistemics.counting.family`), computed
+by a dynamic programme whose state is the vector of capacities used so far, less one
+that the others imply (every family places all its free cards): at most 9^2 states for
+a player's view of a 32-card, 4-player game, 9^3 for the public worlds.  Forward and
+backward tables give exact marginals (location probabilities) and exact uniform
+sampling.
 
-Speed comes from these places:
+:class:`WorldCounter` plans which exact algorithm runs, by the options in force
+(:mod:`~kwartet_epistemic.epistemics.counting.options`) and by the work each would
+take:
 
-* each family's polynomial (its origin assignments grouped by capacity use) is built
-  once, vectorised, and kept in the history's memo under the family's constraint stamp,
-  so after an event only the family it touched is rebuilt;
 * the products run in a small compiled kernel (``_counting_kernel``, built by ``pip
   install``) that computes only the table entries that can still reach the capacities;
-  without it the same programme runs in NumPy (``USE_KERNEL = False`` forces that path,
-  and the tests run both);
+  without it the same programme runs in NumPy (``kernel=False``; the tests run both);
 * with many private draws (capacity-1 dimensions, each doubling the tables) a family's
-  polynomial is multiplied in its factored form instead: a signed sum of products of
-  one linear form per card (:func:`factor_terms`, inclusion-exclusion over its
-  clauses), each form a few shifted passes over the table (see :data:`USE_FACTORED`);
+  polynomial is multiplied in its factored form instead (``factored``);
+* where a player's view reaches few of the tables' entries, the tables are maps of the
+  reachable ones (``sparse``);
+* draws that the families still to be multiplied cannot tell apart are merged into one
+  dimension (``staged``, :mod:`~kwartet_epistemic.epistemics.counting.staged`);
 * after many draws that no public fact tells apart, counts and location counts come
-  without tables from Ryser's formula (see :data:`USE_RYSER`): a signed sum over how
-  many places of each slot a set holds of the product of the families' factored forms
-  there, each family's form tabulated once per point over its classes of alike draws;
+  without tables from Ryser's formula (``ryser``): a signed sum over how many places of
+  each slot a set holds of the product of the families' factored forms there;
 * where only location probabilities are wanted and 64-bit arithmetic is exact,
-  :func:`family_probabilities` runs the whole recount (every family's table afresh, the
-  programme, the wanted marginals, the correctly rounded quotients) in one kernel call:
-  what the knowledge agents ask at every decision;
+  :func:`family_probabilities` runs the whole recount in one kernel call: what the
+  knowledge agents ask at every decision;
 * counts are exact integers throughout, with the narrowest arithmetic that is exact:
   modulo 2^64 or 2^128 when the multinomial bound of the whole placement proves that
   every answer is below it (modular arithmetic is a ring homomorphism, so wrap-around in
-  between does not matter), Python integers beyond.
+  between does not matter), beyond that residues modulo primes joined by the Chinese
+  remainder theorem (:mod:`~kwartet_epistemic.epistemics.counting.numbers`).
+
+Why each budget and threshold below has the value it has (the measurements behind them)
+is in ``paper/measurements/counting_tuning.md``.
 
 >>> import kwartet_epistemic as kw
 >>> from kwartet_epistemic.epistemics.history import PublicHistory
@@ -49,16 +52,27 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from kwartet_epistemic._cached import cached_property
-from kwartet_epistemic.epistemics._staged import staged_count
+from kwartet_epistemic.epistemics.counting.family import (
+    MAX_KERNEL_DIMS,
+    FamilyPoly,
+    family_poly,
+    poly_from_kernel,
+    satisfies,
+    simplify_clauses,
+)
+from kwartet_epistemic.epistemics.counting.numbers import join_residues, primes_beyond
+from kwartet_epistemic.epistemics.counting.options import (
+    CountingOptions,
+    current_options,
+    memory_in_force,
+    readable_bytes,
+)
+from kwartet_epistemic.epistemics.counting.staged import staged_count
 from kwartet_epistemic.epistemics.history import (
     CLAUSE_CODES,
     IGNORED,
@@ -75,669 +89,43 @@ except ImportError:  # pragma: no cover - depends on the install
 
 __all__ = [
     "WorldCounter",
-    "FamilyPoly",
-    "simplify_clauses",
-    "factor_terms",
-    "kernel_available",
+    "cache_sizes",
+    "clear_caches",
     "exact_probabilities",
     "family_probabilities",
-    "memory_limit",
 ]
-
-USE_KERNEL = os.environ.get("KWARTET_NO_KERNEL", "") in ("", "0")
-"""Whether to use the compiled kernel where it is available: on unless the environment
-sets ``KWARTET_NO_KERNEL=1`` (the tests switch it off to run the NumPy path on the same
-positions)."""
 
 _NARROW = 1 << 63  # answers below this are exact modulo 2^64 and fit a signed int64
 _WIDE = 1 << 127  # the same for the kernel's 128-bit arithmetic
-_MAX_KERNEL_DIMS = 32  # the kernel's limit on capacity dimensions
 
-USE_FACTORED: bool | None = None
-"""How the kernel multiplies a family's polynomial: None (the default) picks per family
-the cheaper of its use-vector table and its factored form (a signed sum of products of
-one linear form per card, see :func:`factor_terms`); True takes the factored form
-wherever it exists, False never (the tests run all three on the same positions)."""
-USE_SPARSE: bool | None = None
-"""Whether the kernel keeps the programme's tables as maps of their reachable entries
-(``sparse`` in the kernel): None (the default) tries it on large tables and falls back
-to the dense tables when the maps would take longer than a budget in proportion to
-the dense tables' work; True tries it on every table without a budget; False never.
-Where a player sees a draw-pile game after many draws, a few percent of the entries can
-be reached, and the maps are up to tens of times faster; the answers are the same."""
-USE_STAGED: bool | None = None
-"""Whether a count (no marginals) may run over merged capacity-1 dimensions
-(:mod:`~kwartet_epistemic.epistemics._staged`): draws that no family still to be
-multiplied tells apart are one dimension there.  None (the default) tries it on tables
-of :data:`_STAGED_MIN_SIZE` entries or more, within a budget of work; True always;
-False never.  When a lone holder draws the 31 cards of a 52-card stock, each event is
-counted in tens of milliseconds there, where the dense tables would need 2^33 entries;
-the answers are the same.  Where a count came from it and the marginals' tables would
-not fit in :data:`MEMORY_LIMIT`, location counts are such counts with one card
-restricted to a player's slots."""
-USE_RYSER: bool | None = None
-"""Whether counts and location counts may be taken by Ryser's formula (the kernel's
-``ryser``: inclusion-exclusion over the slots' places, one product of the families'
-factors per evaluation point, no tables): None (the default) where its work is below
-the dense tables' (:data:`_RYSER_SHARE`, :data:`_RYSER_MARGINAL_SHARE`), or, where
-those would not fit in memory, within :data:`_RYSER_UNFIT_WORK`; True wherever it
-applies (every family factored; counts beyond what 2^128 holds are joined from residues
-modulo primes below 2^62, as the dense tables' are); False never.  After a
-dozen draws of random asks, where no two draws are alike, it counts the public worlds
-about thirty times faster than the dense tables and their location counts about
-twelve times; the answers are the same."""
-# Its work against the dense tables' (entries times passes), as measured on draw-pile
-# games (experiments/bench_draw_pile.py): a step of a count costs about half a dense
-# entry-pass, a step of the location sums a fifteenth of a dense marginal pass.
-_RYSER_SHARE = 2
+# The budgets of each algorithm against the dense tables' work (entries times passes);
+# the measurements behind each value: paper/measurements/counting_tuning.md.
+_RYSER_SHARE = 2  # Ryser's formula when its work is below the dense tables' over this
 _RYSER_VIEW_SHARE = 2  # a player's view: the sparse maps may be faster, a smaller budget
-_RYSER_MARGINAL_SHARE = 15
+_RYSER_MARGINAL_SHARE = 15  # its location sums against the dense marginals' work
 _RYSER_UNFIT_WORK = 1 << 31  # its work where the dense tables would not fit: about a second
+_RYSER_FIRST_WORK = 1 << 23  # the formula before the merged draws below this work
 _STAGED_MIN_SIZE = 1 << 12  # smaller tables: the compiled programme is as fast
 _STAGED_MAX_STATES = 1 << 20  # entries of one merged table (a few hundred MB at most)
-_STAGED_SHARE = 1000  # budget: this share of the dense work (an entry of a map is slow:
-# 100-300 dense entry-passes, so this gives the merged draws a fourth of the dense time)
+_STAGED_SHARE = 1000  # the merged draws' budget: this share of the dense work
 _STAGED_LOOSE = 100  # its bound before any work may exceed the budget this many times
 _STAGED_MAX_WORK = 1 << 26  # and no more than this many products of entries
-# The merged draws' budget against Ryser's formula's work: a product of an entry of their
-# maps by a term costs about 20 steps of the formula per dimension of the entries
-# (measured after 20 draws of a 32-card game: 170 nanoseconds for 23 dimensions, against
-# 0.42 a step), and they get about a fifteenth of the formula's time: where they give up,
-# little is lost (on the last 60 events of a 32-card game of random asks, with 14 to 20
-# draws, a budget of the formula's whole time instead made no measurable difference).
-_STAGED_UNIT = 300
-# Ryser's formula goes before the merged draws where its work is at most this (a few
-# milliseconds: about the merged draws' fixed costs).
-_RYSER_FIRST_WORK = 1 << 23
-
-
-def _limit_from_environment(name: str = "KWARTET_MEMORY_LIMIT") -> int | None:
-    """The environment's ``name`` (bytes) if it is a positive integer, else None."""
-    text = os.environ.get(name, "").strip()
-    if text.isdigit() and len(text) < 20 and int(text) > 0:
-        return int(text)
-    return None
-
-
-MEMORY_LIMIT: int | None = _limit_from_environment()
-"""The most memory (bytes) that the counting programme's tables may take: above it, a
-count or marginal raises :class:`~kwartet_epistemic.errors.ModelTooLargeError` (naming
-the tables' size and the limit) before anything is allocated, instead of running the
-machine out of memory.  None (the default, unless the environment's
-``KWARTET_MEMORY_LIMIT`` gives bytes): nine tenths of the memory available at that
-moment (``MemAvailable``; half the machine's memory where that cannot be read)."""
-
-
-_BLOCK_LIMIT: ContextVar[int | None] = ContextVar("kwartet_memory_limit", default=None)
-
-
-@contextmanager
-def memory_limit(limit: int) -> Iterator[None]:
-    """Within the block, the counting programme's tables may take at most ``limit``
-    bytes (or :data:`MEMORY_LIMIT`, if that is lower): above, a count or marginal raises
-    :class:`~kwartet_epistemic.errors.ModelTooLargeError` before anything is allocated.
-    Unlike the default limit (the memory free at that moment), a fixed one refuses the
-    same positions on every machine that has that much memory free: agents decide
-    under one (:data:`~kwartet_epistemic.agents.agent.AGENT_MEMORY_LIMIT`), so that their
-    games repeat.  Blocks nest (the innermost limit counts, never above an outer one)
-    and hold per thread.
-
-    >>> import kwartet_epistemic as kw
-    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
-    >>> _ = game.ask("A", "7S")   # B asks A for the seven of spades and gets it
-    >>> with memory_limit(100):
-    ...     kw.knowledge(game).count_worlds()
-    Traceback (most recent call last):
-    ...
-    kwartet_epistemic.errors.ModelTooLargeError: exact counting here needs tables of 648 entries (3 dimensions, 0 of them of capacity 1: unseen draws), about 131.6 KiB, above the limit of 100 bytes (counting.MEMORY_LIMIT, KWARTET_MEMORY_LIMIT in bytes, or a counting.memory_limit block; by default what memory is free)
-    >>> with memory_limit(1 << 30):
-    ...     kw.knowledge(game).count_worlds()
-    14014945813898880
-    """
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
-        raise KwartetError(f"memory limit {limit!r}: expected a whole number of bytes above 0")
-    outer = _BLOCK_LIMIT.get()
-    token = _BLOCK_LIMIT.set(limit if outer is None else min(limit, outer))
-    try:
-        yield
-    finally:
-        _BLOCK_LIMIT.reset(token)
-
-
-def _amount(size: int) -> str:
-    """A number of bytes for a message: ``'1.5 GiB'``, ``'3.0 MiB'``, ``'512 bytes'``."""
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if size >= 1 << shift:
-            return f"{size / (1 << shift):,.1f} {unit}"
-    return f"{size:,} bytes"
-
-
-def _set_limit() -> int | None:
-    """The lower of a :func:`memory_limit` block's limit and :data:`MEMORY_LIMIT`, or
-    None where neither is set."""
-    limits = [x for x in (_BLOCK_LIMIT.get(), MEMORY_LIMIT) if x is not None]
-    return min(limits) if limits else None
-
-
-def _memory_limit() -> int:
-    """The limit in force now (see :data:`MEMORY_LIMIT` and :func:`memory_limit`)."""
-    limit = _set_limit()
-    if limit is not None:
-        return limit
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024 * 9 // 10
-    except (OSError, ValueError, IndexError):  # pragma: no cover - platform
-        pass
-    try:  # pragma: no cover - platform
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - platform
-        return 8 << 30
-
-
+_STAGED_UNIT = 300  # the formula's steps a product of merged entries costs, per dimension
 _SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
 _SPARSE_SHARE = 10  # its budget: this share of the dense work (see WorldCounter._run_sparse)
 _SPARSE_PUBLIC_SHARE = 100  # the same for the public worlds after draws (they reach most)
 _SPARSE_UNFIT_WORK = 1 << 27  # its budget where the dense tables would not fit: 1-2 s
 _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
 _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entries
-_FACTOR_TERM_LIMIT = 96  # more terms than this: the family keeps its table
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
 _EAGER_SIZE = 1 << 12  # larger tables with draws: ``marginals=True`` waits for first use
 _LAZY_CARD_SLOT = 1 << 12  # longer enumerations: a family table's card_slot waits
 _SIMPLIFY_FROM = 16  # a family with more clauses: the kernel gets them simplified
 _MEMO_LIMIT = 20_000
-_CACHE_LIMIT = 20_000  # entries of a few KiB each: tens of MiB at most
-
-
-def kernel_available() -> bool:
-    """Whether the compiled counting kernel is installed (it is optional: without a C
-    compiler at install time, the NumPy path gives the same answers).
-
-    >>> isinstance(kernel_available(), bool)
-    True
-    """
-    return _kernel is not None
-
-
-def simplify_clauses(
-    clauses: Sequence[Clause], allowed: Sequence[int]
-) -> tuple[Clause, ...] | None:
-    """Clauses restricted to the allowed origins, without the trivially true or subsumed
-    ones, in a canonical order; None if one can never be satisfied.
-
-    >>> simplify_clauses([Clause("some", (0b01, 0b01, 0, 0))], [0b01, 0b11, 0b10, 0b10])
-    ()
-    """
-    somes: set[tuple[int, ...]] = set()
-    notalls: set[tuple[int, ...]] = set()
-    others: set[Clause] = set()
-    for clause in clauses:
-        if clause.kind == "allornone":
-            others.add(clause)
-            continue
-        conds = tuple(c & a for c, a in zip(clause.conditions, allowed, strict=True))
-        if clause.kind == "some":
-            if any(c == a for c, a in zip(conds, allowed, strict=True)):
-                continue  # some card is surely with the player
-            if not any(conds):
-                return None
-            somes.add(conds)
-        else:
-            if not all(conds):
-                continue  # some card is surely not with the player
-            if all(c == a for c, a in zip(conds, allowed, strict=True)):
-                return None
-            notalls.add(conds)
-
-    def subsumed(x: tuple[int, ...], others: set[tuple[int, ...]], wider: bool) -> bool:
-        for y in others:
-            if y != x and all(
-                (yi | xi == yi) if wider else (yi & xi == yi) for xi, yi in zip(x, y, strict=True)
-            ):
-                return True
-        return False
-
-    kept = [Clause("some", c) for c in sorted(somes) if not subsumed(c, somes, wider=False)]  # type: ignore[arg-type]
-    kept += [Clause("notall", c) for c in sorted(notalls) if not subsumed(c, notalls, wider=True)]  # type: ignore[arg-type]
-    kept += sorted(others, key=lambda c: c.conditions)
-    return tuple(kept)
-
-
-def factor_terms(
-    options: Sequence[int], clauses: Sequence[Clause], limit: int = _FACTOR_TERM_LIMIT
-) -> tuple[tuple[int, int, int, int, int], ...] | None:
-    """A family's assignments as a signed sum of products: rows ``(coefficient, mask0,
-    mask1, mask2, mask3)`` such that, for every origin tuple, the sum of the
-    coefficients of the rows whose masks hold each card's origin is 1 if the tuple is
-    allowed by ``options`` (one slot mask per card) and satisfies ``clauses``, else 0;
-    None if that takes more than ``limit`` rows.
-
-    Inclusion-exclusion over the clauses (simplified first): "some" is 1 minus "none
-    with the player", "not all" is 1 minus "all with the player", "all or none" is "all"
-    plus "none" (disjoint), and products of restrictions are intersections of masks.
-    Multiplying the counting tables by a row then takes one linear form per card.
-
-    >>> factor_terms((0b11, 0b11, 0b11, 0b11), [Clause("notall", (0b01,) * 4)])
-    ((-1, 1, 1, 1, 1), (1, 3, 3, 3, 3))
-    """
-    masks = tuple(int(m) for m in options)
-    simplified = simplify_clauses(tuple(clauses), masks)
-    if simplified is None:
-        return ()
-    terms: dict[tuple[int, ...], int] = {masks: 1}
-    for clause in simplified:
-        conds = clause.conditions
-        if clause.kind == "allornone" and all(c == IGNORED for c in conds):
-            continue
-        inside = tuple(-1 if c == IGNORED else c for c in conds)
-        outside = tuple(-1 if c == IGNORED else ~c for c in conds)
-        patterns: tuple[tuple[int, tuple[int, ...] | None], ...]
-        if clause.kind == "some":
-            patterns = ((1, None), (-1, outside))
-        elif clause.kind == "notall":
-            patterns = ((1, None), (-1, inside))
-        else:
-            patterns = ((1, inside), (1, outside))
-        new: dict[tuple[int, ...], int] = {}
-        for sets, coeff in terms.items():
-            for sign, restriction in patterns:
-                if restriction is None:
-                    narrowed = sets
-                else:
-                    narrowed = tuple(m & r for m, r in zip(sets, restriction, strict=True))
-                    if not all(narrowed):
-                        continue
-                new[narrowed] = new.get(narrowed, 0) + sign * coeff
-        terms = {k: v for k, v in new.items() if v}
-        if len(terms) > limit:
-            return None
-    # Sorted, so that rows sharing their first masks follow each other (the kernel
-    # reuses the partial products).
-    return tuple((coeff, *sets) for sets, coeff in sorted(terms.items()))  # type: ignore[misc]
-
-
-def _satisfies(clauses: Sequence[Clause], origins: Sequence[int]) -> bool:
-    return all(clause.satisfied(origins) for clause in clauses)
-
-
-class FamilyPoly:
-    """One family's origin assignments that satisfy its clauses, grouped by how much of
-    each capacity dimension they use: the family's polynomial.
-
-    ``vectors[j]`` is a use vector (one column per dimension), ``weights[j]`` the number
-    of assignments with that use, ``card_slot[j]`` the flattened ``[4, n_slots]`` counts
-    of those assignments placing each card in each slot; vectors come in the order of
-    their first assignment in the enumeration (``itertools.product`` over each card's
-    slots).  ``rows`` (the assignments, one origin slot per card) and ``group`` (the
-    vector index of each row) are built on first use.
-    """
-
-    __slots__ = (
-        "cards",
-        "vectors",
-        "weights",
-        "_card_slot",
-        "_rebuild",
-        "_options",
-        "_clauses",
-        "_free",
-        "_dim_of",
-        "__dict__",
-    )
-
-    def __init__(
-        self,
-        cards: tuple[int, ...],
-        vectors: np.ndarray,
-        weights: np.ndarray,
-        card_slot: np.ndarray | None,
-        options: tuple[tuple[int, ...], ...],
-        clauses: tuple[Clause, ...],
-        free: tuple[int, ...],
-        dim_of: tuple[int, ...],
-        rebuild: Callable[[], np.ndarray] | None = None,
-    ) -> None:
-        self.cards = cards
-        self.vectors = vectors
-        self.weights = weights
-        self._card_slot = card_slot
-        self._rebuild = rebuild  # makes card_slot where it was left out (see below)
-        self._options = options
-        self._clauses = clauses
-        self._free = free
-        self._dim_of = dim_of
-
-    @property
-    def card_slot(self) -> np.ndarray:
-        """``[n_vectors, 4 * n_slots]``: each vector's assignments placing each card in
-        each slot.  A large table built for a count alone leaves it out; it is then
-        enumerated again on first use."""
-        if self._card_slot is None:
-            assert self._rebuild is not None
-            self._card_slot = self._rebuild()
-        return self._card_slot
-
-    @cached_property
-    def _rows_and_group(self) -> tuple[np.ndarray, np.ndarray]:
-        # Options may be given as slot masks (from the kernel): as slot tuples here.
-        n_slots = len(self._dim_of)
-        options = tuple(
-            o if isinstance(o, tuple) else tuple(s for s in range(n_slots) if o >> s & 1)
-            for o in self._options
-        )
-        rows = _assignment_rows(options, self._clauses)
-        uses = _use_vectors(rows, self._free, self._dim_of, self.vectors.shape[1])
-        index = {tuple(v): j for j, v in enumerate(self.vectors.tolist())}
-        group = np.array([index[tuple(u)] for u in uses.tolist()], dtype=np.int64)
-        return rows, group
-
-    @property
-    def rows(self) -> np.ndarray:
-        return self._rows_and_group[0]
-
-    @property
-    def group(self) -> np.ndarray:
-        return self._rows_and_group[1]
-
-    @cached_property
-    def assignments(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
-        """The origin tuples of each use vector, in vector order."""
-        grouped: list[list[tuple[int, ...]]] = [[] for _ in range(len(self.weights))]
-        for row, j in zip(self.rows.tolist(), self.group.tolist(), strict=True):
-            grouped[j].append(tuple(row))
-        return tuple(tuple(g) for g in grouped)
-
-    @cached_property
-    def group_rows(self) -> list[np.ndarray]:
-        """The assignments of each use vector, as arrays (in vector order)."""
-        order = np.argsort(self.group, kind="stable")
-        bounds = np.cumsum(self.weights)[:-1]
-        return np.split(self.rows[order], bounds)
-
-    @cached_property
-    def signature(self) -> bytes:
-        """The table's content: equal for families with the same polynomial."""
-        return self.vectors.tobytes() + self.weights.tobytes() + self.card_slot.tobytes()
-
-    @cached_property
-    def vector_tuples(self) -> tuple[tuple[int, ...], ...]:
-        return tuple(tuple(v) for v in self.vectors.tolist())
-
-    def factored_rows(self, limit: int) -> np.ndarray | None:
-        """The :func:`factor_terms` rows with up to ``limit`` rows (as int64), or None."""
-        form = self.factored
-        if form is not None:
-            return form[1]
-        key = f"_rows_{limit}"
-        if key not in self.__dict__:
-            rows = factor_terms(self._option_masks(), self._clauses, limit)
-            self.__dict__[key] = (
-                None if rows is None else np.array(rows, dtype=np.int64).reshape(-1, 5)
-            )
-        return self.__dict__[key]
-
-    def ryser_rows(self, room: tuple[int, ...]) -> tuple[int, np.ndarray] | None:
-        """The factored form for the kernel's ``ryser``: ``(free mask, int64 rows)`` with
-        each mask over the positions of its slots in ``room`` (the slots with room
-        left); None without a factored form."""
-        memo: dict[tuple[int, ...], tuple[int, np.ndarray] | None]
-        memo = self.__dict__.setdefault("_ryser_rows", {})
-        if room not in memo:
-            form = self.factored
-            if form is None:
-                memo[room] = None
-            else:
-                free, rows, _ = form
-                masks = rows[:, 1:]
-                moved = np.zeros_like(masks)
-                for i, slot in enumerate(room):
-                    moved |= ((masks >> slot) & 1) << i
-                out = rows.copy()
-                out[:, 1:] = moved
-                memo[room] = (free, np.ascontiguousarray(out))
-        return memo[room]
-
-    def _option_masks(self) -> list[int]:
-        return [o if isinstance(o, int) else sum(1 << s for s in o) for o in self._options]
-
-    @cached_property
-    def factored(self) -> tuple[int, np.ndarray, int] | None:
-        """The polynomial as :func:`factor_terms` rows for the kernel: ``(free mask,
-        int64 rows, passes)`` with ``passes`` the number of table passes a product
-        takes; None if there are too many rows."""
-        rows = factor_terms(self._option_masks(), self._clauses)
-        if rows is None:
-            return None
-        free = sum(1 << i for i in self._free)
-        dim_of = self._dim_of
-        passes = 0
-        for row in rows:
-            for k in range(4):
-                mask = row[1 + k]
-                dims = (
-                    sum(1 for s in range(len(dim_of)) if mask >> s & 1 and dim_of[s] >= 0)
-                    if free >> k & 1
-                    else 0
-                )
-                passes += dims + 1
-        return free, np.array(rows, dtype=np.int64).reshape(-1, 5), passes
-
-
-_POLY_CACHE: dict[tuple[object, ...], FamilyPoly | None] = {}
-_COMBO_CACHE: dict[tuple[tuple[int, ...], ...], np.ndarray] = {}
-
-
-def _combos(options: tuple[tuple[int, ...], ...]) -> np.ndarray:
-    """Every origin tuple allowed by ``options`` (one tuple of slots per card), as rows."""
-    rows = _COMBO_CACHE.get(options)
-    if rows is None:
-        rows = np.array(list(itertools.product(*options)), dtype=np.int64).reshape(-1, len(options))
-        if len(_COMBO_CACHE) > _CACHE_LIMIT:
-            _COMBO_CACHE.clear()
-        _COMBO_CACHE[options] = rows
-    return rows
-
-
-def _assignment_rows(
-    options: tuple[tuple[int, ...], ...], clauses: tuple[Clause, ...]
-) -> np.ndarray:
-    """The origin tuples allowed by ``options`` that satisfy ``clauses``, in order."""
-    rows = _combos(options)
-    ok = np.ones(len(rows), dtype=bool)
-    for clause in clauses:
-        used = [i for i, c in enumerate(clause.conditions) if c != IGNORED]
-        conditions = np.array([clause.conditions[i] for i in used], dtype=np.int64)
-        hits = ((conditions >> rows[:, used]) & 1).astype(bool)
-        if clause.kind == "some":
-            ok &= hits.any(axis=1)
-        elif clause.kind == "notall":
-            ok &= ~hits.all(axis=1)
-        else:  # "allornone"
-            ok &= hits.all(axis=1) | ~hits.any(axis=1)
-    return rows[ok]
-
-
-def _use_vectors(
-    rows: np.ndarray, free: tuple[int, ...], dim_of: tuple[int, ...], width: int
-) -> np.ndarray:
-    """Each row's use of the dimensions (``[len(rows), width]``; only free cards count)."""
-    uses = np.zeros((len(rows), width), dtype=np.int64)
-    dims = np.array(dim_of, dtype=np.int64)
-    for i in free:
-        dim = dims[rows[:, i]]
-        counted = dim >= 0
-        np.add.at(uses, (np.flatnonzero(counted), dim[counted]), 1)
-    return uses
-
-
-def _poly_from_kernel(
-    answer: tuple[bytes, bytes, bytes],
-    cards: tuple[int, ...],
-    options: Sequence[int] | tuple[tuple[int, ...], ...],
-    clauses: tuple[Clause, ...],
-    free: tuple[int, ...],
-    dim_of: tuple[int, ...],
-    n_dims: int,
-    n_slots: int,
-    rebuild: Callable[[], np.ndarray] | None = None,
-) -> FamilyPoly:
-    """The kernel's ``family_table`` answer as a :class:`FamilyPoly`; with ``rebuild``
-    the answer left out ``card_slot``, and ``rebuild()`` makes it."""
-    vectors, weights, card_slot = answer
-    weights_array = np.frombuffer(weights, dtype=np.int64)
-    m = len(weights_array)
-    return FamilyPoly(
-        cards,
-        np.frombuffer(vectors, dtype=np.int64).reshape(m, max(n_dims, 1)),
-        weights_array,
-        np.frombuffer(card_slot, dtype=np.int64).reshape(m, 4 * n_slots)
-        if rebuild is None
-        else None,
-        tuple(options),  # type: ignore[arg-type]
-        clauses,
-        free,
-        dim_of,
-        None if rebuild is None else lambda: rebuild().reshape(m, 4 * n_slots),
-    )
-
-
-def _family_poly(
-    cards: tuple[int, ...],
-    options: tuple[tuple[int, ...], ...],
-    clauses: tuple[Clause, ...],
-    free: tuple[int, ...],
-    dim_of: tuple[int, ...],
-    n_dims: int,
-    n_slots: int,
-) -> FamilyPoly | None:
-    """The polynomial of one family (None if no assignment satisfies its clauses).
-
-    ``dim_of[s]`` is the dimension that slot ``s`` uses, or -1 (the implied dimension,
-    or no room); only the cards in ``free`` count in the use vectors: the others have one
-    possible origin and are already taken off the capacities (they still take part in
-    clauses).  Tables are shared across histories under their full description.
-    """
-    key = (cards, options, clauses, free, dim_of, n_dims, n_slots)
-    if key in _POLY_CACHE:
-        return _POLY_CACHE[key]
-    width = max(n_dims, 1)  # no dimension at all: one of capacity 0
-    per_card = 4 * n_slots
-    poly: FamilyPoly | None = None
-    if USE_KERNEL and _kernel is not None and n_slots <= 62 and n_dims <= _MAX_KERNEL_DIMS:
-        answer = _kernel.family_table(
-            tuple(sum(1 << s for s in o) for o in options),
-            tuple((CLAUSE_CODES[c.kind], *c.conditions) for c in clauses),
-            sum(1 << i for i in free),
-            dim_of,
-            n_dims,
-            n_slots,
-        )
-        if answer is not None:
-            poly = _poly_from_kernel(answer, cards, options, clauses, free, dim_of, n_dims, n_slots)
-    else:
-        rows = _assignment_rows(options, clauses)
-        if len(rows):
-            uses = _use_vectors(rows, free, dim_of, width)
-            unique, first, group = np.unique(uses, axis=0, return_index=True, return_inverse=True)
-            # Vectors in the order of their first assignment (the order of enumeration),
-            # so that sampling draws the same worlds from the same generator as ever.
-            order = np.argsort(first, kind="stable")
-            m = len(unique)
-            rank = np.empty(m, dtype=np.int64)
-            rank[order] = np.arange(m)
-            unique = unique[order]
-            group = rank[group.reshape(-1)]
-            weights = np.bincount(group, minlength=m).astype(np.int64)
-            flat = group[:, None] * per_card + np.arange(4) * n_slots + rows
-            card_slot = np.bincount(flat.ravel(), minlength=m * per_card).astype(np.int64)
-            vectors = unique
-            poly = FamilyPoly(
-                cards,
-                np.ascontiguousarray(vectors, dtype=np.int64),
-                weights,
-                card_slot.reshape(m, per_card),
-                options,
-                clauses,
-                free,
-                dim_of,
-            )
-            poly.__dict__["_rows_and_group"] = (rows, group)
-    if len(_POLY_CACHE) > _CACHE_LIMIT:
-        _POLY_CACHE.clear()
-    _POLY_CACHE[key] = poly
-    return poly
-
 
 _NO_FREE_CARD = "no free card"
 
 _RESIDUE_TERM_LIMIT = 4096  # the residue path needs every family factored
-# The largest primes below 2^62, largest first (tests/test_counting_ryser.py checks them
-# against sympy); more are found by :func:`_is_prime` where a bound needs them (importing
-# sympy for its ``prevprime`` took half a second at the first big count).
-_PRIMES: list[int] = [(1 << 62) - d for d in (57, 87, 117, 143, 153, 167, 171, 195)]
-
-
-def _is_prime(n: int) -> bool:
-    """Whether ``n`` (below 2^64) is prime: Miller-Rabin with the first twelve primes as
-    bases, which is exact below 3.3 * 10^24.
-
-    >>> [n for n in range(30) if _is_prime(n)]
-    [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
-    """
-    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
-    if n < 2:
-        return False
-    for p in bases:
-        if n % p == 0:
-            return n == p
-    odd, twos = n - 1, 0
-    while not odd & 1:
-        odd >>= 1
-        twos += 1
-    for a in bases:
-        x = pow(a, odd, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(twos - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
-
-
-def _primes_beyond(bound: int) -> list[int]:
-    """The largest primes below 2^62, as many as make a product above ``bound``."""
-    chosen: list[int] = []
-    product = 1
-    while product <= bound:
-        if len(chosen) == len(_PRIMES):
-            below = _PRIMES[-1] - 2
-            while not _is_prime(below):
-                below -= 2
-            _PRIMES.append(below)
-        chosen.append(_PRIMES[len(chosen)])
-        product *= chosen[-1]
-    return chosen
-
-
-def _join_residues(residues: list[int], primes: list[int]) -> int:
-    """The number in [0, product of ``primes``) with these residues (Chinese remainder
-    theorem; any pairwise coprime moduli, such as primes and a power of 2).
-
-    >>> _join_residues([2, 3], [5, 7])
-    17
-    """
-    value, modulus = 0, 1
-    for residue, prime in zip(residues, primes, strict=True):
-        step = (residue - value) * pow(modulus, -1, prime) % prime
-        value += modulus * step
-        modulus *= prime
-    return value
 
 
 def _dimension_order(slots: list[int], capacity: Sequence[int]) -> list[int]:
@@ -781,7 +169,11 @@ class WorldCounter:
         all_dead: bool = False,
         marginals: bool | frozenset[int] = False,
         stable_layout: bool = False,
+        options: CountingOptions | None = None,
     ) -> None:
+        if options is not None and not isinstance(options, CountingOptions):
+            raise KwartetError(f"options {options!r}: expected a counting.CountingOptions")
+        self._options = options
         self.history = history
         self.viewers = tuple(viewers)
         n_slots = len(history.capacity)
@@ -1017,7 +409,7 @@ class WorldCounter:
         if not (m0 and m1 and m2 and m3):
             return None
         n_dims = len(self.dims)
-        if USE_KERNEL and _kernel is not None and self.n_slots <= 62:  # (then n_dims < 62)
+        if self.options.kernel and _kernel is not None and self.n_slots <= 62:  # (n_dims < 62)
             # The kernel enumerates at once; simplifying a few clauses would cost more,
             # but a long game leaves a family many (a "not all" at every settled moment)
             # that each assignment would be tested against.
@@ -1059,7 +451,7 @@ class WorldCounter:
                 card_slot = np.frombuffer(again[2], dtype=np.int64).reshape(len(order), -1)
                 return card_slot[order].ravel()
 
-            return _poly_from_kernel(
+            return poly_from_kernel(
                 answer,
                 (4 * f, 4 * f + 1, 4 * f + 2, 4 * f + 3),
                 options_masks,
@@ -1077,9 +469,15 @@ class WorldCounter:
             tuple(s for s in range(self.n_slots) if mask >> s & 1) for mask in options_masks
         )
         if not free:
-            return _NO_FREE_CARD if _satisfies(clauses, [o[0] for o in options]) else None
+            return _NO_FREE_CARD if satisfies(clauses, [o[0] for o in options]) else None
         cards = tuple(range(4 * f, 4 * f + 4))
-        return _family_poly(cards, options, clauses, free, dim_key, n_dims, self.n_slots)
+        return family_poly(cards, options, clauses, free, dim_key, n_dims, self.n_slots)
+
+    @property
+    def options(self) -> CountingOptions:
+        """The options this counter counts with: its own if it was given some, else
+        those in force at each step (a ``with counting.options(...)`` block)."""
+        return current_options() if self._options is None else self._options
 
     # ----- the programme ------------------------------------------------------------
 
@@ -1090,10 +488,10 @@ class WorldCounter:
 
     def _use_kernel(self, width: str) -> bool:
         return (
-            USE_KERNEL
+            self.options.kernel
             and _kernel is not None
             and width != "big"
-            and len(self.cap) <= _MAX_KERNEL_DIMS
+            and len(self.cap) <= MAX_KERNEL_DIMS
         )
 
     def _run(self, wanted: list[int], keep_backward: bool = False) -> int:
@@ -1112,17 +510,17 @@ class WorldCounter:
             return self._run_kernel(wanted, width, keep_backward)
         self._check_memory(
             self._memory_need(wanted, width, keep_backward),
-            _memory_limit(),
+            memory_in_force(self.options),
             count_only=not wanted and not keep_backward,
         )
         if (
             width == "big"
             and not keep_backward
-            and USE_KERNEL
+            and self.options.kernel
             and _kernel is not None
-            and USE_FACTORED is not False
-            and (USE_FACTORED or self._many_draws())
-            and len(self.cap) <= _MAX_KERNEL_DIMS
+            and self.options.factored is not False
+            and (self.options.factored or self._many_draws())
+            and len(self.cap) <= MAX_KERNEL_DIMS
             and self.n_slots <= 62
         ):
             count = self._run_residues(wanted)
@@ -1146,7 +544,7 @@ class WorldCounter:
         return self._run_ryser()
 
     def _run_staged(self, ryser_work: int | None = None) -> int | None:
-        """The count over merged capacity-1 dimensions (see :data:`USE_STAGED`), or None
+        """The count over merged capacity-1 dimensions (see :class:`~kwartet_epistemic.epistemics.counting.options.CountingOptions`, ``staged``), or None
         where it is not tried or runs out of its budget: a thousandth of the dense
         tables' work (an entry of its maps costs a few hundred times an entry of a dense
         pass), at most :data:`_STAGED_MAX_WORK` products of entries, and where
@@ -1158,14 +556,14 @@ class WorldCounter:
         out; against the formula's share it would turn away a lone holder's draws,
         whose merged count takes a few hundred products where the bound says
         millions)."""
-        if USE_STAGED is False or self.zero:
+        if self.options.staged is False or self.zero:
             return None
         size = self._size
         ones = sum(1 for c in self.cap if c == 1)
-        if USE_STAGED is None and (size < _STAGED_MIN_SIZE or ones < 2):
+        if self.options.staged is None and (size < _STAGED_MIN_SIZE or ones < 2):
             return None
         work = bound = 1 << 62
-        if USE_STAGED is None:
+        if self.options.staged is None:
             dense = size * sum(min(len(t.weights), _SPARSE_PASSES) for t in self.tables)
             work = min(dense // _STAGED_SHARE, _STAGED_MAX_WORK)
             bound = work * _STAGED_LOOSE  # the loose bound against the tables' share only
@@ -1184,7 +582,7 @@ class WorldCounter:
         return self._size * passes
 
     def _run_ryser(self) -> int | None:
-        """The count by Ryser's formula in the kernel (see :data:`USE_RYSER`), or None
+        """The count by Ryser's formula in the kernel (see the options' ``ryser``), or None
         where it is not tried or would take longer than the dense tables.
 
         With every slot's places labelled, the kernel sums, over the evaluation points
@@ -1211,9 +609,9 @@ class WorldCounter:
             return [1 << 64]
         if bound << twos < 1 << 128:
             return [1 << 128]
-        primes = _primes_beyond(bound)
+        primes = primes_beyond(bound)
         if twos < 128:
-            mixed = [1 << 128, *_primes_beyond(bound >> (128 - twos))]
+            mixed = [1 << 128, *primes_beyond(bound >> (128 - twos))]
             if len(mixed) < len(primes):
                 return mixed
         return primes
@@ -1225,15 +623,15 @@ class WorldCounter:
         families, moduli)``, the slots with room and their capacities, the product of the
         capacities' factorials and its factors of 2, each family's factored form over
         those slots (kept with the family's table) and the moduli of the runs; None where
-        the formula is not tried (:data:`USE_RYSER`, read at each call) or does not apply
+        the formula is not tried (the options' ``ryser``) or does not apply
         (a family without a factored form)."""
         if (
-            USE_RYSER is False
+            self.options.ryser is False
             or self.zero
             or not self.tables
-            or not USE_KERNEL
+            or not self.options.kernel
             or _kernel is None
-            or (USE_RYSER is None and not self._many_draws())
+            or (self.options.ryser is None and not self._many_draws())
         ):
             return None
         capacity = self.capacity
@@ -1258,7 +656,7 @@ class WorldCounter:
             return None
         _, caps, _, _, families, moduli = inputs
         wide = moduli[0] == 1 << 128
-        work = _kernel.ryser(caps, families, wide, -1, None, None, _memory_limit())
+        work = _kernel.ryser(caps, families, wide, -1, None, None, memory_in_force(self.options))
         return None if work is None else work * len(moduli)
 
     def _ryser_call(
@@ -1269,21 +667,21 @@ class WorldCounter:
         counts too, one per free card and player: ``sums[(f * 4 + c) * n + p]`` for card
         ``c`` of family ``f`` with player ``p``): ``(count, sums or None)``; None where
         it does not apply or its work would exceed ``share`` of the dense tables' (without
-        :data:`USE_RYSER` set: with it, no budget) or its memory the limit in force."""
+        the options' ``ryser`` True: with it, no budget) or its memory the limit in force."""
         inputs = self._ryser_inputs()
         if inputs is None:
             return None
         room, caps, scale, twos, families, moduli = inputs
         # Its own tables are small, but within the memory limit too.
-        limit = _memory_limit()
-        if USE_RYSER:
+        limit = memory_in_force(self.options)
+        if self.options.ryser:
             budget = 1 << 62
         elif self._memory_need([], self._width(), False) > limit:
             # No dense tables to weigh it against: a fixed budget (about a second).
             budget = _RYSER_UNFIT_WORK // len(moduli)
         else:
             # The dense tables beyond 2^127 take one pass of residues a prime.
-            dense_runs = len(_primes_beyond(self.bound)) if self._width() == "big" else 1
+            dense_runs = len(primes_beyond(self.bound)) if self._width() == "big" else 1
             budget = int(self._dense_work() * share * dense_runs) // len(moduli)
         placed = tuple(owners[s] for s in room) if owners else None
         n_sums = len(families) * 4 * len(self.history.players) if owners else 0
@@ -1311,10 +709,10 @@ class WorldCounter:
             exact_moduli.append(exact)
             residues.append((y >> shift) * inverse % exact)
             columns.append([(v >> shift) * inverse % exact for v in values])
-        count = _join_residues(residues, exact_moduli)
+        count = join_residues(residues, exact_moduli)
         if not owners:
             return count, None
-        joined = [_join_residues(list(v), exact_moduli) for v in zip(*columns, strict=True)]
+        joined = [join_residues(list(v), exact_moduli) for v in zip(*columns, strict=True)]
         return count, joined
 
     def _ryser_locations(self) -> tuple[int, np.ndarray] | None:
@@ -1335,7 +733,7 @@ class WorldCounter:
         wide = self._width() != "narrow"
         result = np.zeros((len(history.deck), n), dtype=object if wide else np.int64)
         for index, table in enumerate(self.tables):
-            for k in table._free:
+            for k in table.free:
                 card = table.cards[k]
                 for p in range(n):
                     result[card, p] = sums[(index * 4 + k) * n + p]
@@ -1356,25 +754,25 @@ class WorldCounter:
 
     def _check_memory(self, need: int, limit: int, count_only: bool = False) -> None:
         """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take
-        ``need`` bytes, more than ``limit`` (the one in force, :func:`_memory_limit`),
+        ``need`` bytes, more than ``limit`` (the one in force, :func:`memory_in_force`),
         before they are allocated.  For a count alone (``count_only``), the message also
         says what Ryser's formula would take, where it applies: it was over its budget."""
         if need > limit:
             ones = sum(1 for c in self.cap if c == 1)
             formula = ""
-            work = self._ryser_work() if count_only and USE_RYSER is None else None
+            work = self._ryser_work() if count_only and self.options.ryser is None else None
             if work is not None:
                 formula = (
                     f"; Ryser's formula, without tables, would take {work:,} steps, above "
                     f"its budget of {_RYSER_UNFIT_WORK:,} where the tables do not fit "
-                    f"(counting.USE_RYSER = True takes it without a budget)"
+                    f"(counting.options(ryser=True) takes it without a budget)"
                 )
             raise ModelTooLargeError(
                 f"exact counting here needs tables of {self._size:,} entries "
                 f"({len(self.cap)} dimensions, {ones} of them of capacity 1: unseen draws), "
-                f"about {_amount(need)}, above the limit of {_amount(limit)} "
-                f"(counting.MEMORY_LIMIT, KWARTET_MEMORY_LIMIT in bytes, or a "
-                f"counting.memory_limit block; by default what memory is free){formula}"
+                f"about {readable_bytes(need)}, above the limit of {readable_bytes(limit)} "
+                f"(counting.options(memory_limit=...), KWARTET_MEMORY_LIMIT in bytes; "
+                f"by default what memory is free){formula}"
             )
 
     def _kernel_order(
@@ -1415,8 +813,8 @@ class WorldCounter:
             rows = table.factored_rows(_RESIDUE_TERM_LIMIT)
             if rows is None:
                 return None
-            families.append((sum(1 << i for i in table._free), rows, table.vectors))
-        primes = _primes_beyond(self.bound)
+            families.append((sum(1 << i for i in table.free), rows, table.vectors))
+        primes = primes_beyond(self.bound)
         width = 4 * self.n_slots
         counts = []
         outputs: list[list[np.ndarray]] = [[] for _ in wanted]
@@ -1429,12 +827,12 @@ class WorldCounter:
             counts.append(
                 _kernel.factored(self.cap, self._dim_key, families, requests, False, None, prime)
             )
-        count = _join_residues(counts, primes)
+        count = join_residues(counts, primes)
         if wanted:
             origins = self._origin_array(True)
             for position, residues in zip(wanted, outputs, strict=True):
                 columns = [r.view(np.uint64).tolist() for r in residues]
-                values = [_join_residues(list(v), primes) for v in zip(*columns, strict=True)]
+                values = [join_residues(list(v), primes) for v in zip(*columns, strict=True)]
                 first = tables[position].cards[0]
                 origins[first : first + 4] = np.array(values, dtype=object).reshape(4, self.n_slots)
             for table, representative in copies:
@@ -1471,7 +869,7 @@ class WorldCounter:
                 outputs.append(out)
                 requests.append((position, table.card_slot, out))
         count = None
-        limit = _memory_limit()  # read once (by default it reads /proc/meminfo)
+        limit = memory_in_force(self.options)  # read once (by default it reads /proc/meminfo)
         if not keep_backward:
             count = self._run_sparse(tables, polys, requests, wide, need <= limit, limit)
         if count is None:
@@ -1518,7 +916,7 @@ class WorldCounter:
         fits: bool,
         limit: int,
     ) -> int | None:
-        """The programme on maps of the reachable states (see :data:`USE_SPARSE`), or None
+        """The programme on maps of the reachable states (see the options' ``sparse``), or None
         where it is not tried or would take longer than the dense tables.  Where these
         do not fit in memory (not ``fits``: the count is refused if the maps give up), the
         maps get :data:`_SPARSE_UNFIT_WORK` of work and as many states as the memory
@@ -1538,10 +936,12 @@ class WorldCounter:
         most."""
         assert _kernel is not None
         size = self._size
-        if USE_SPARSE is False or (USE_SPARSE is None and size < _SPARSE_MIN_SIZE):
+        if self.options.sparse is False or (
+            self.options.sparse is None and size < _SPARSE_MIN_SIZE
+        ):
             return None
         budget, max_states = 1 << 62, size
-        if USE_SPARSE is None:
+        if self.options.sparse is None:
             draws = self._many_draws()
             passes = 0
             for table in tables:
@@ -1572,15 +972,17 @@ class WorldCounter:
         self, tables: list[FamilyPoly]
     ) -> list[tuple[int, np.ndarray, np.ndarray] | None] | None:
         """Per table, its factored form for the kernel (or None: its use vectors), or
-        None for no factored form at all (see :data:`USE_FACTORED`)."""
-        if USE_FACTORED is False:
+        None for no factored form at all (see the options' ``factored``)."""
+        if self.options.factored is False:
             return None
-        if USE_FACTORED is None and (self._size < _FACTOR_MIN_SIZE or not self._many_draws()):
+        if self.options.factored is None and (
+            self._size < _FACTOR_MIN_SIZE or not self._many_draws()
+        ):
             return None
         plan: list[tuple[int, np.ndarray, np.ndarray] | None] = []
         for table in tables:
             form = table.factored
-            if form is None or (USE_FACTORED is None and form[2] >= len(table.weights)):
+            if form is None or (self.options.factored is None and form[2] >= len(table.weights)):
                 plan.append(None)
             else:
                 plan.append((form[0], form[1], table.vectors))
@@ -1662,6 +1064,29 @@ class WorldCounter:
         return self._backward
 
     # ----- the programme's size (diagnostics, computed on request) --------------------
+
+    @property
+    def table_size(self) -> int:
+        """Entries of one dense table of the programme (the product of the capacities
+        plus one): what the dense algorithm's memory and time grow with."""
+        return self._size
+
+    def corrections(self) -> list[WorldCounter]:
+        """The counters whose worlds this one's count corrects by (the worlds where every
+        unexposed family has a dead card; in Memory Kwartet those where the mover could
+        not ask), each with its own corrections."""
+        found = [] if self._dead_worlds is None else [self._dead_worlds]
+        return found + [other for _, other in self._stuck_worlds]
+
+    def backward_tables(self) -> list[np.ndarray]:
+        """The programme's backward tables: entry ``[k][remaining capacities]`` counts
+        the ways the families from the ``k``-th on fill what is left (built once)."""
+        return self._run_backward()
+
+    def excluded(self, worlds: np.ndarray) -> np.ndarray:
+        """For rows of origin slots (one column per card): 1 where the world is one the
+        programme counts but the corrections take away, else 0."""
+        return self._excluded(worlds)
 
     def programme_states(self) -> tuple[int, ...]:
         """The number of states of the dynamic programme after each family: entry ``i``
@@ -2115,7 +1540,7 @@ def family_probabilities(
     viewers = tuple(viewers)
     matrix = np.full((len(history.deck), len(history.players)), np.nan)
     if (
-        USE_KERNEL
+        current_options().kernel
         and _kernel is not None
         and not history.game_goes_on_with_dead_cards()
         and not history.stuck_twins()
@@ -2153,11 +1578,11 @@ _RECOUNT_MAX_SIZE = 1 << 22  # the kernel's recount: tables of at most this many
 
 def _recount_fits(n_families: int) -> bool:
     """Whether the kernel's one-call recount keeps within a memory limit that is set
-    (:data:`MEMORY_LIMIT`, :func:`memory_limit`): its tables (int64) are at most
+    (the options' ``memory_limit``): its tables (int64) are at most
     :data:`_RECOUNT_MAX_SIZE` entries, about two per family and ten more.  Below such a
     limit the :class:`WorldCounter` runs, which refuses before it allocates.  (The
     default limit, what memory is free, is not read here: it costs a file read.)"""
-    limit = _set_limit()
+    limit = current_options().memory_limit
     return limit is None or limit >= _RECOUNT_MAX_SIZE * 8 * (2 * n_families + 10)
 
 
@@ -2258,3 +1683,25 @@ def _uniform_below(bound: int, rng: np.random.Generator) -> int:
         value >>= (-bits) % 32
         if value < bound:
             return value
+
+
+def cache_sizes() -> dict[str, tuple[int, int]]:
+    """The programme's module caches: each one's size, with its limit (the caches of
+    family polynomials are :mod:`.family`'s)."""
+    return {
+        "family ranges": (len(_FAMILY_RANGES), 64),
+        "wanted rows": (len(_WANTED_ROWS), 4096),
+        "owner matrices": (len(_OWNERS), 1001),
+        "layouts": (len(_LAYOUTS), _MAX_LAYOUTS),
+    }
+
+
+def clear_caches() -> dict[str, tuple[int, int]]:
+    """Empty the programme's module caches; returns each one's size before, with its
+    limit."""
+    sizes = cache_sizes()
+    _FAMILY_RANGES.clear()
+    _WANTED_ROWS.clear()
+    _OWNERS.clear()
+    _LAYOUTS.clear()
+    return sizes

@@ -259,7 +259,7 @@ class FactKnowledge(_ViewFollower):
       reported results were made without it, P-Zande has none, and counting is what the
       exact knowledge adds.  Nor P-Zande's "one Disjunction per player and group" (a
       second ask adds none there): every clause is kept, which never knows less and, on
-      random games, knows the same (``tests/test_facts_baseline.py``);
+      random games, knows the same (``tests/agents/test_facts_baseline.py``);
     * our rules beyond theirs: with a stock, set-aside or middle cards a card may lie
       in no hand, so "one candidate left" is not used; one's own draws are seen, another
       player's draw lets them hold any unseen card; a face-up middle card is seen.

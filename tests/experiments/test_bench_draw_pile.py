@@ -13,7 +13,7 @@ import numpy as np
 import kwartet_epistemic as kw
 from kwartet_epistemic.events import Drew
 
-SCRIPT = Path(__file__).resolve().parent.parent / "experiments" / "bench_draw_pile.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "bench_draw_pile.py"
 
 
 def test_own_view_prints_the_count_a_fresh_state_gives() -> None:

@@ -8,7 +8,7 @@ differs between processes, e.g. between the workers of ``jobs=2``) fails the tes
 
 To recompute after an intended change of behaviour (never for a speed-up)::
 
-    PYTHONHASHSEED=0 python tests/test_agents_regression.py
+    PYTHONHASHSEED=0 python tests/agents/test_regression.py
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def make_policy():
     )
 """
 
-TEMPLATE = Path(__file__).resolve().parent.parent / "notebooks" / "assignment" / "agent_template.py"
+TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "assignment" / "agent_template.py"
 LINE = re.compile(
     r"^(?P<file>\S+): win share (?P<share>\d\.\d{3}) \[95% interval (?P<low>\d\.\d{3}), "
     r"(?P<high>\d\.\d{3})\] against (?P<against>.+) over (?P<games>\d+) games: (?P<verdict>PASS|FAIL) "

@@ -377,9 +377,9 @@ class PPOPlayer:
 
 def register_ppo(model: Any) -> None:
     """Make the spec ``ppo`` play ``model`` (in this process only)."""
-    from kwartet_epistemic.opponents import register_opponent
+    from kwartet_epistemic.agents import register_player
 
-    register_opponent(PPO, lambda player, rng: PPOPlayer(model, player, rng), replace=True)
+    register_player(PPO, lambda player, rng: PPOPlayer(model, player, rng), replace=True)
 
 
 # ----- Bradley-Terry ------------------------------------------------------------------

@@ -220,7 +220,10 @@ from kwartet_epistemic.agents import (  # noqa: E402
     Rule,
     Situation,
     make_agent,
+    make_player,
+    player_names,
     policy_names,
+    register_player,
     register_policy,
 )
 from kwartet_epistemic.tournament import (  # noqa: E402
@@ -245,7 +248,10 @@ __all__ += [
     "TournamentResult",
     "agents",
     "make_agent",
+    "make_player",
+    "player_names",
     "policy_names",
+    "register_player",
     "register_policy",
     "replay_game",
     "tournament",

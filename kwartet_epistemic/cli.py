@@ -27,12 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from kwartet_epistemic.agents.agent import make_player
+from kwartet_epistemic.agents.agent import make_player, player_names
 from kwartet_epistemic.cards import Deck, bundled_packs
 from kwartet_epistemic.demo import run_demo
 from kwartet_epistemic.errors import GameSetupError, KwartetError, RuleOptionError
 from kwartet_epistemic.game import Game
-from kwartet_epistemic.opponents import opponent_names
 from kwartet_epistemic.play import Session
 from kwartet_epistemic.record import GameRecord
 from kwartet_epistemic.rules import PRESETS, RuleSet
@@ -170,6 +169,11 @@ def _split_specs(option: str) -> list[str]:
 
 def _opponent_kinds(option: str, count: int) -> list[str]:
     names = _split_specs(option)
+    for name in names:
+        if not any(mark in name for mark in ":[") and name.lower() not in player_names():
+            raise GameSetupError(
+                f"unknown opponent {name!r}; known: {', '.join(player_names())}"
+            )
     if len(names) == 1:
         return names * count
     if len(names) != count:
@@ -390,7 +394,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--opponents", default=DEFAULT_OPPONENTS, metavar="NAMES",
         help=f"computer players: one agent spec for all or one per opponent, comma-separated "
-        f"(known: {', '.join(opponent_names())}); default {DEFAULT_OPPONENTS} (search with a "
+        f"(known: {', '.join(player_names())}); default {DEFAULT_OPPONENTS} (search with a "
         "300 ms budget per move); --opponents random for an easy game",
     )  # fmt: skip
     play.add_argument(
@@ -422,7 +426,7 @@ def _parser() -> argparse.ArgumentParser:
     contest.add_argument(
         "--agents", required=True, metavar="SPECS",
         help="one agent spec per seat, comma-separated, e.g. knowledge,defensive:facts,random,random "
-        f"(policies: {', '.join(n for n in opponent_names())})",
+        f"(policies: {', '.join(n for n in player_names())})",
     )  # fmt: skip
     contest.add_argument(
         "--games", type=_non_negative, default=100, metavar="G", help="number of games (100)"

@@ -1,15 +1,12 @@
-"""Computer players by name, for ``kwartet play --opponents``: a tiny registry.
-
-Only ``random`` exists here; the agents issue registers better players with
-:func:`register_opponent`.  A computer player gets only its :class:`PlayerView` (never the
-true deal) and returns an :class:`Ask`, or in Memory Kwartet the slot (an int) of a
-face-down middle card to turn over.
+"""What a computer player is: it gets only its :class:`PlayerView` (never the true deal)
+and returns an :class:`Ask`, or in Memory Kwartet the slot (an int) of a face-down middle
+card to turn over.  Players are made by name from the one registry of
+:mod:`kwartet_epistemic.agents` (``make_player``); the functions here that kept a
+registry of their own are deprecated and forward to it.
 
 >>> import kwartet_epistemic as kw
->>> "random" in opponent_names()
-True
 >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
->>> player = make_opponent("random", "A", np.random.default_rng(1))
+>>> player = RandomPlayer("A", np.random.default_rng(1))
 >>> player.choose(game.view("A")) in game.legal_asks()
 True
 """
@@ -22,7 +19,8 @@ from typing import Protocol
 
 import numpy as np
 
-from kwartet_epistemic.errors import GameSetupError, IllegalAskError
+from kwartet_epistemic._deprecation import deprecated
+from kwartet_epistemic.errors import IllegalAskError
 from kwartet_epistemic.game import Ask, PlayerView
 
 __all__ = [
@@ -67,41 +65,32 @@ class RandomPlayer:
         return asks[int(self.rng.integers(len(asks)))]
 
 
-_REGISTRY: dict[str, OpponentFactory] = {"random": RandomPlayer}
-
-
+@deprecated("use kwartet_epistemic.agents.register_player (the one player registry)")
 def register_opponent(name: str, factory: OpponentFactory, *, replace: bool = False) -> None:
-    """Make ``name`` usable in ``kwartet play --opponents``.
+    """Make ``name`` usable in ``kwartet play --opponents``: deprecated, see
+    :func:`~kwartet_epistemic.agents.agent.register_player`."""
+    from kwartet_epistemic.agents.agent import register_player
 
-    >>> register_opponent("random", RandomPlayer)
-    Traceback (most recent call last):
-    ...
-    kwartet_epistemic.errors.GameSetupError: opponent 'random' is already registered; pass replace=True to replace it
-    """
-    key = name.strip().lower() if isinstance(name, str) else ""
-    if not key.replace("_", "").replace("-", "").isalnum():
-        raise GameSetupError(f"opponent name {name!r}: expected letters, digits, '-' or '_'")
-    if key in _REGISTRY and not replace:
-        raise GameSetupError(
-            f"opponent {key!r} is already registered; pass replace=True to replace it"
-        )
-    _REGISTRY[key] = factory
+    register_player(name, factory, replace=replace)
 
 
+@deprecated("use kwartet_epistemic.agents.player_names (the one player registry)")
 def opponent_names() -> tuple[str, ...]:
-    """The registered computer-player names, sorted."""
-    return tuple(sorted(_REGISTRY))
+    """The registered computer-player names: deprecated, see
+    :func:`~kwartet_epistemic.agents.agent.player_names`."""
+    from kwartet_epistemic.agents.agent import player_names
+
+    return player_names()
 
 
+@deprecated("use kwartet_epistemic.agents.make_player (the one constructor)")
 def make_opponent(name: str, player: str, rng: np.random.Generator) -> ComputerPlayer:
-    """A new computer player of kind ``name`` for seat ``player``.
+    """A new computer player of kind ``name`` for seat ``player``: deprecated, see
+    :func:`~kwartet_epistemic.agents.agent.make_player` (``random`` here is still the
+    plain :class:`RandomPlayer`, as it always was)."""
+    from kwartet_epistemic.agents.agent import make_player
 
-    >>> make_opponent("genius", "B", np.random.default_rng(0))
-    Traceback (most recent call last):
-    ...
-    kwartet_epistemic.errors.GameSetupError: unknown opponent 'genius'; known: ...random...
-    """
-    key = name.strip().lower() if isinstance(name, str) else name
-    if key not in _REGISTRY:
-        raise GameSetupError(f"unknown opponent {name!r}; known: {', '.join(opponent_names())}")
-    return _REGISTRY[key](player, rng)
+    if isinstance(name, str) and name.strip().lower() == "random":
+        return RandomPlayer(player, rng)
+    made: ComputerPlayer = make_player(name, player, rng)
+    return made

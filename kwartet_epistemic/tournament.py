@@ -558,8 +558,7 @@ def tournament(
     processes, or a dask.distributed ``scheduler`` address; ``out`` appends each game to a
     CSV file as it finishes and resumes an interrupted run; ``progress`` shows a tqdm bar.
     """
-    from kwartet_epistemic.agents.agent import AgentSpec, make_player
-    from kwartet_epistemic.opponents import opponent_names
+    from kwartet_epistemic.agents.agent import AgentSpec, make_player, player_names
 
     if isinstance(agents, str | bytes) or not isinstance(agents, Sequence):
         raise GameSetupError(
@@ -572,8 +571,8 @@ def tournament(
     for spec in agents:
         if ":" in spec or "[" in spec:
             AgentSpec.parse(spec)  # refuse a bad spec before any game is played
-        elif spec.lower().replace("-", "_") not in opponent_names():
-            raise GameSetupError(f"unknown agent {spec!r}; known: {', '.join(opponent_names())}")
+        elif spec.lower().replace("-", "_") not in player_names():
+            raise GameSetupError(f"unknown agent {spec!r}; known: {', '.join(player_names())}")
         make_player(spec, "A", np.random.default_rng(0))
     if not _is_whole(games) or not 0 <= games <= MAX_GAMES:
         raise GameSetupError(

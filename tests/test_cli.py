@@ -18,7 +18,12 @@ import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
 from kwartet_epistemic.cli import deck_from_option, main, rules_from_options
 from kwartet_epistemic.demo import run_demo
-from kwartet_epistemic.opponents import make_opponent, opponent_names, register_opponent
+from kwartet_epistemic.opponents import (
+    RandomPlayer,
+    make_opponent,
+    opponent_names,
+    register_opponent,
+)
 from kwartet_epistemic.play import Session
 
 
@@ -302,10 +307,10 @@ def test_deck_and_rule_options() -> None:
     assert rules == kw.RuleSet(draw_pile=True, cards_each=5, bonus_turn=True)
 
 
-def test_opponent_registry_has_random_and_can_be_extended() -> None:
-    assert "random" in opponent_names()
+def test_the_player_registry_has_random_and_can_be_extended() -> None:
+    assert "random" in kw.player_names()
     game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C"], seed=1)
-    player = make_opponent("Random", game.to_move or "", np.random.default_rng(0))
+    player = kw.make_player("Random", game.to_move or "", np.random.default_rng(0))
     assert player.choose(game.view(game.to_move or "")) in game.legal_asks()
 
     class FirstAsk:
@@ -315,19 +320,28 @@ def test_opponent_registry_has_random_and_can_be_extended() -> None:
         def choose(self, view: kw.PlayerView) -> kw.Ask:
             return view.legal_asks()[0]
 
-    register_opponent("first_test_only", FirstAsk)
-    try:
-        assert "first_test_only" in opponent_names()
-        assert (
-            make_opponent("first_test_only", "A", np.random.default_rng(0)).choose(
-                game.view(game.to_move or "")
-            )
-            == game.legal_asks()[0]
-        )
-    finally:
-        from kwartet_epistemic import opponents
+    kw.register_player("first_test_only", FirstAsk, replace=True)
+    assert "first_test_only" in kw.player_names()
+    made = kw.make_player("first_test_only", "A", np.random.default_rng(0))
+    assert made.choose(game.view(game.to_move or "")) == game.legal_asks()[0]
+    with pytest.raises(kw.GameSetupError, match="already registered"):
+        kw.register_player("first_test_only", FirstAsk)
+    with pytest.raises(kw.GameSetupError, match="plain computer player"):
+        kw.make_agent("first_test_only", "A")
 
-        opponents._REGISTRY.pop("first_test_only")
+
+def test_the_old_opponent_functions_warn_and_use_the_one_registry() -> None:
+    game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C"], seed=1)
+    seat = game.to_move or ""
+    with pytest.warns(DeprecationWarning, match="one player registry"):
+        assert opponent_names() == kw.player_names()
+    with pytest.warns(DeprecationWarning, match="the one constructor"):
+        assert isinstance(make_opponent("random", seat, np.random.default_rng(0)), RandomPlayer)
+    with pytest.warns(DeprecationWarning, match="the one constructor"):
+        assert isinstance(make_opponent("knowledge", seat, np.random.default_rng(0)), kw.Agent)
+    with pytest.warns(DeprecationWarning, match="one player registry"):
+        register_opponent("coin_test_only", RandomPlayer, replace=True)
+    assert "coin_test_only" in kw.player_names()
 
 
 # ----- play teaches --------------------------------------------------------

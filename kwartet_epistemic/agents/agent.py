@@ -58,7 +58,10 @@ __all__ = [
     "make_agent",
     "make_player",
     "make_policy",
+    "player_names",
     "policy_names",
+    "register_namespace",
+    "register_player",
     "register_policy",
 ]
 
@@ -87,12 +90,33 @@ _SPEC = re.compile(
     r"^(?P<policy>[A-Za-z][A-Za-z0-9_-]*)(?:\[(?P<options>[^\]]*)\])?(?::(?P<knowledge>[A-Za-z]+))?$"
 )
 
-# Namespaces of agent specs, recognised before the POLICY:KNOWLEDGE split:
-# ``openspiel:ismcts[ms=300]`` names the bot ``ismcts`` of the module's registry, which is
-# imported on first use (it needs an optional extra).  Namespace -> (module, function).
-_NAMESPACES: dict[str, tuple[str, str, str]] = {
-    "openspiel": ("kwartet_epistemic.openspiel", "openspiel_policy", "openspiel"),
-}
+
+@dataclass(frozen=True)
+class _Entry:
+    """One name of the player registry: a policy (``build`` makes it from the spec's
+    options; the player is an :class:`Agent` with the spec's knowledge), a plain player
+    (``build(player, rng)``), or a namespace whose names a module provides on first use
+    (``module.function(name, options)`` makes the policy; it needs the ``extra``)."""
+
+    kind: str
+    build: Callable[..., Any] | None = None
+    module: str = ""
+    function: str = ""
+    extra: str = ""
+
+
+# The one registry of computer players: every name a spec can start with.  Namespaces are
+# kept under their name and a colon (``openspiel:``), recognised before the
+# POLICY:KNOWLEDGE split.
+_PLAYERS: dict[str, _Entry] = {}
+
+
+def _namespace(text: str) -> str | None:
+    """The registered namespace ``text`` starts with (``openspiel`` of
+    ``openspiel:ismcts[ms=300]``), or None."""
+    head, colon, _ = text.strip().partition(":")
+    key = head.strip().lower() + ":"
+    return key[:-1] if colon and _PLAYERS.get(key, _Entry("")).kind == "namespace" else None
 
 
 def _namespace_policy(name: str, options: Mapping[str, str]) -> Policy:
@@ -100,15 +124,15 @@ def _namespace_policy(name: str, options: Mapping[str, str]) -> Policy:
     import importlib
 
     namespace, _, inner = name.partition(":")
-    module_name, function, extra = _NAMESPACES[namespace]
+    entry = _PLAYERS[namespace + ":"]
     try:
-        module = importlib.import_module(module_name)
+        module = importlib.import_module(entry.module)
     except ImportError as err:
         raise GameSetupError(
-            f"agent {name!r} needs the {extra!r} extra: pip install 'kwartet_epistemic[{extra}]'"
-            f" ({err})"
+            f"agent {name!r} needs the {entry.extra!r} extra: pip install "
+            f"'kwartet_epistemic[{entry.extra}]' ({err})"
         ) from err
-    policy: Policy = getattr(module, function)(inner, options)
+    policy: Policy = getattr(module, entry.function)(inner, options)
     return policy
 
 
@@ -136,7 +160,7 @@ class AgentSpec:
                 f"agent {text!r}: expected text such as 'knowledge' or 'defensive:facts'"
             )
         namespace, colon, rest = text.strip().partition(":")
-        namespaced = bool(colon) and namespace.strip().lower() in _NAMESPACES
+        namespaced = _namespace(text) is not None
         match = _SPEC.match(rest.strip() if namespaced else text.strip())
         if namespaced and match is not None and match.group("knowledge"):
             raise GameSetupError(
@@ -358,7 +382,7 @@ def _tips(options: Mapping[str, str]) -> Policy:
     return Tips(tuple(options) if options else TIPS)
 
 
-_POLICIES: dict[str, PolicyFactory] = {
+_BUILT_IN: dict[str, PolicyFactory] = {
     "random": _no_options("random", RandomPolicy),
     "owner": _no_options("owner", Owner),
     "defensive": _no_options("defensive", Defensive),
@@ -376,22 +400,59 @@ _POLICIES: dict[str, PolicyFactory] = {
 }
 
 
+def _checked_name(name: object, what: str) -> str:
+    key = name.strip().lower() if isinstance(name, str) else ""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
+        raise GameSetupError(f"{what} name {name!r}: expected letters, digits or '_'")
+    return key
+
+
+def _register(key: str, entry: _Entry, replace: bool, what: str) -> None:
+    if key in _PLAYERS and not replace:
+        raise GameSetupError(f"{what} {key!r} is already registered; pass replace=True")
+    _PLAYERS[key] = entry
+
+
 def register_policy(name: str, factory: PolicyFactory, *, replace: bool = False) -> None:
-    """Make ``name`` usable in agent specs (and as a ``kwartet play`` opponent).
+    """Make ``name`` a policy of the player registry: usable in agent specs everywhere
+    (``make_agent``, tournaments, ``kwartet play`` opponents).
 
     >>> from kwartet_epistemic.agents.programs import KnowledgeProgram
     >>> cautious = KnowledgeProgram.from_rules([("K_me has(?p, ?c) & need(?c)", "ask ?p ?c")])
     >>> register_policy("cautious_doc", lambda options: cautious)
-    >>> "cautious_doc" in policy_names()
+    >>> "cautious_doc" in policy_names() and "cautious_doc" in player_names()
     True
     """
-    key = name.strip().lower() if isinstance(name, str) else ""
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
-        raise GameSetupError(f"policy name {name!r}: expected letters, digits or '_'")
-    if key in _POLICIES and not replace:
-        raise GameSetupError(f"policy {key!r} is already registered; pass replace=True")
-    _POLICIES[key] = factory
-    _register_opponent(key)
+    key = _checked_name(name, "policy")
+    _register(key, _Entry("policy", factory), replace, "policy")
+
+
+def register_player(
+    name: str,
+    factory: Callable[[str, np.random.Generator], Any],
+    *,
+    replace: bool = False,
+) -> None:
+    """Make ``name`` a plain computer player of the registry: ``factory(seat, rng)`` makes
+    one, an object with ``choose(view)`` (it takes no spec options or knowledge).
+
+    >>> from kwartet_epistemic.opponents import RandomPlayer
+    >>> register_player("coin_doc", RandomPlayer)
+    >>> type(make_player("coin_doc", "B", np.random.default_rng(0))).__name__
+    'RandomPlayer'
+    """
+    key = _checked_name(name, "player")
+    _register(key, _Entry("player", factory), replace, "player")
+
+
+def register_namespace(
+    namespace: str, module: str, function: str, extra: str, *, replace: bool = False
+) -> None:
+    """Make ``NAMESPACE:NAME`` specs name players that ``module.function(NAME, options)``
+    provides as policies, the module imported on first use (it may need the optional
+    ``extra``): how OpenSpiel's bots register (``openspiel:ismcts[ms=300]``)."""
+    key = _checked_name(namespace, "namespace") + ":"
+    _register(key, _Entry("namespace", None, module, function, extra), replace, "namespace")
 
 
 def policy_names() -> tuple[str, ...]:
@@ -400,7 +461,17 @@ def policy_names() -> tuple[str, ...]:
     >>> "knowledge" in policy_names() and "defensive" in policy_names()
     True
     """
-    return tuple(sorted(_POLICIES))
+    return tuple(sorted(k for k, e in _PLAYERS.items() if e.kind == "policy"))
+
+
+def player_names() -> tuple[str, ...]:
+    """Every name the registry knows, sorted: policies, plain players, and namespaces
+    (as ``openspiel:``).
+
+    >>> {"knowledge", "openspiel:"} <= set(player_names())
+    True
+    """
+    return tuple(sorted(_PLAYERS))
 
 
 def make_policy(name: str, options: Mapping[str, str] | None = None) -> Policy:
@@ -410,74 +481,69 @@ def make_policy(name: str, options: Mapping[str, str] | None = None) -> Policy:
     8
     """
     key = name.strip().lower() if isinstance(name, str) else name
-    if isinstance(key, str) and key.partition(":")[0] in _NAMESPACES and ":" in key:
+    if isinstance(key, str) and _namespace(key) is not None:
         return _namespace_policy(key, dict(options or {}))
-    if key not in _POLICIES:
+    entry = _PLAYERS.get(key) if isinstance(key, str) else None
+    if entry is None or entry.kind != "policy":
         raise GameSetupError(f"unknown policy {name!r}; known: {', '.join(policy_names())}")
-    return _POLICIES[key](dict(options or {}))
+    assert entry.build is not None
+    policy: Policy = entry.build(dict(options or {}))
+    return policy
+
+
+def make_player(spec: str | AgentSpec, player: str, rng: np.random.Generator | None = None) -> Any:
+    """A computer player for seat ``player`` from a spec: an :class:`Agent` for a policy
+    (``knowledge``, ``defensive:facts``, ``search[samples=50]``, ``openspiel:ismcts``),
+    else the plain player registered under that name.  The one constructor every
+    namespace registers into (:func:`register_policy`, :func:`register_player`,
+    :func:`register_namespace`).
+
+    >>> make_player("defensive:facts", "B").knowledge.kind
+    'facts'
+    >>> make_player("genius", "B")
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.GameSetupError: unknown agent 'genius'; known: ...
+    """
+    if isinstance(spec, str) and not spec.strip().startswith(("[", ":")):
+        entry = _PLAYERS.get(spec.strip().lower().replace("-", "_"))
+        if entry is not None and entry.kind == "player":
+            assert entry.build is not None
+            return entry.build(player, rng if rng is not None else np.random.default_rng())
+    parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+    if _namespace(parsed.policy) is not None:
+        policy = _namespace_policy(parsed.policy, dict(parsed.options))
+        return Agent(player, policy, make_knowledge(parsed.knowledge, player), rng, parsed)
+    entry = _PLAYERS.get(parsed.policy)
+    if entry is None:
+        raise GameSetupError(f"unknown agent {parsed.policy!r}; known: {', '.join(player_names())}")
+    if entry.kind == "player":
+        raise GameSetupError(
+            f"agent {str(parsed)!r}: {parsed.policy!r} is a plain computer player: it takes "
+            "no options or knowledge"
+        )
+    policy = make_policy(parsed.policy, dict(parsed.options))
+    return Agent(player, policy, make_knowledge(parsed.knowledge, player), rng, parsed)
 
 
 def make_agent(spec: str | AgentSpec, player: str, rng: np.random.Generator | None = None) -> Agent:
-    """A new agent for seat ``player`` from a spec such as ``knowledge`` or
-    ``defensive:facts``.  A name that is no policy but a registered computer player of
-    :mod:`kwartet_epistemic.opponents` is built by that registry.
+    """A new agent (a policy with knowledge) for seat ``player`` from a spec such as
+    ``knowledge`` or ``defensive:facts`` (see :func:`make_player`).
 
     >>> make_agent("genius", "B")
     Traceback (most recent call last):
     ...
     kwartet_epistemic.errors.GameSetupError: unknown agent 'genius'; known: ...
     """
-    parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
-    if parsed.policy.partition(":")[0] in _NAMESPACES and ":" in parsed.policy:
-        policy = _namespace_policy(parsed.policy, dict(parsed.options))
-        return Agent(player, policy, make_knowledge(parsed.knowledge, player), rng, parsed)
-    if parsed.policy not in _POLICIES:
-        from kwartet_epistemic.opponents import make_opponent, opponent_names
-
-        if parsed.policy not in opponent_names():
-            raise GameSetupError(
-                f"unknown agent {parsed.policy!r}; known: {', '.join(opponent_names())}"
-            )
-
-        opponent = make_opponent(parsed.policy, player, rng or np.random.default_rng())
-        if isinstance(opponent, Agent):
-            return opponent
+    made = make_player(spec, player, rng)
+    if not isinstance(made, Agent):
         raise GameSetupError(
-            f"agent {str(parsed)!r}: {parsed.policy!r} is a plain computer player, not an "
-            "agent; use it with kwartet play --opponents"
+            f"agent {spec!r} is a plain computer player, not an agent; use it with "
+            "make_player or kwartet play --opponents"
         )
-    policy = make_policy(parsed.policy, dict(parsed.options))
-    return Agent(player, policy, make_knowledge(parsed.knowledge, player), rng, parsed)
+    return made
 
 
-def make_player(spec: str, player: str, rng: np.random.Generator | None = None) -> Any:
-    """A computer player from a spec: an :class:`Agent` for policy specs, else the
-    player registered under that name in :mod:`kwartet_epistemic.opponents`.
-
-    >>> make_player("defensive:facts", "B").knowledge.kind
-    'facts'
-    """
-    from kwartet_epistemic.opponents import make_opponent
-
-    text = spec.strip() if isinstance(spec, str) else spec
-    if isinstance(text, str) and (
-        text.lower().replace("-", "_") in _POLICIES or ":" in text or "[" in text
-    ):
-        return make_agent(text, player, rng)
-    return make_opponent(text, player, rng if rng is not None else np.random.default_rng())
-
-
-def _register_opponent(name: str) -> None:
-    """Offer the policy (with exact knowledge) in the ``kwartet play`` opponent registry."""
-    from kwartet_epistemic.opponents import register_opponent
-
-    def factory(player: str, rng: np.random.Generator) -> Agent:
-        return make_agent(name, player, rng)
-
-    # The registry's own "random" stays; every other policy name points here.
-    if name != "random":
-        register_opponent(name, factory, replace=True)
-
-
-for _name in list(_POLICIES):
-    _register_opponent(_name)
+for _name, _factory in _BUILT_IN.items():
+    register_policy(_name, _factory)
+register_namespace("openspiel", "kwartet_epistemic.openspiel", "openspiel_policy", "openspiel")

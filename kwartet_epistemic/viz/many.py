@@ -89,10 +89,10 @@ def _player_factory(policy: str | Policy) -> Callable[[str, np.random.Generator]
         return lambda player, rng: policy
     if policy == "random":
         return lambda player, rng: None
-    from kwartet_epistemic.opponents import make_opponent
+    from kwartet_epistemic.agents.agent import make_player
 
     def make(player: str, rng: np.random.Generator) -> Policy:
-        chooser = make_opponent(policy, player, rng)
+        chooser = make_player(policy, player, rng)
 
         def choose(view: PlayerView, _rng: np.random.Generator) -> Ask:
             action = chooser.choose(view)

@@ -27,7 +27,6 @@ from kwartet_epistemic.agents.agent import legal_asks
 from kwartet_epistemic.agents.policies import TIPS, HigherOrder, Situation
 from kwartet_epistemic.agents.search import _stratified_terms
 from kwartet_epistemic.epistemics.state import World
-from kwartet_epistemic.opponents import make_opponent, opponent_names
 
 FAST_SPECS = {"search": "search[samples=2,candidates=2]"}
 
@@ -361,11 +360,11 @@ def test_specs_round_trip_and_name_their_errors() -> None:
 
 
 def test_policies_are_offered_as_kwartet_play_opponents() -> None:
-    names = opponent_names()
-    for name in ("random", "knowledge", "higher_order", "search", "defensive"):
+    names = kw.player_names()
+    for name in ("random", "knowledge", "higher_order", "search", "defensive", "openspiel:"):
         assert name in names
     game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=7)
-    player = make_opponent("knowledge", game.to_move or "", np.random.default_rng(0))
+    player = kw.make_player("knowledge", game.to_move or "", np.random.default_rng(0))
     assert isinstance(player, Agent)
     assert player.choose(game.view(game.to_move or "")) in game.legal_asks()
 

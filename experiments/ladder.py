@@ -10,7 +10,7 @@ OpenSpiel's ISMCTS at a fixed number of simulations per decision
 (``openspiel:ismcts[simulations=N]``, default 25: a simulation budget, not a time budget,
 so that the games replay on any machine); and the RL baseline ``ppo``: sb3-contrib's
 MaskablePPO trained inside this run (seeded, ``--ppo-timesteps`` steps, default 20,480)
-in :class:`~kwartet_epistemic.env.KwartetGymEnv`'s full game (4 players, 32 cards,
+in :class:`~kwartet_epistemic.interop.environments.KwartetGymEnv`'s full game (4 players, 32 cards,
 every seat in turn) against three ``defensive:facts``, observing its exact location
 probabilities, as ``experiments/rl_baseline.py`` trains it; at the table it samples its
 ask from its policy with the referee's random numbers for its seat.  The model stays in
@@ -309,7 +309,7 @@ def train_ppo(timesteps: int, seed: int) -> Any:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from kwartet_epistemic.env import KwartetGymEnv
+    from kwartet_epistemic.interop.environments import KwartetGymEnv
 
     torch.set_num_threads(1)
     env = KwartetGymEnv(
@@ -341,14 +341,15 @@ class PPOPlayer:
 
     def __init__(self, model: Any, player: str, rng: np.random.Generator) -> None:
         from kwartet_epistemic.agents.knowledge import make_knowledge
-        from kwartet_epistemic.env import KwartetGymEnv, _RecordFeatures
+        from kwartet_epistemic.interop.encoding import RecordPlanes
+        from kwartet_epistemic.interop.environments import KwartetGymEnv
 
         self.model, self.player, self.rng = model, player, rng
         env = model.get_env().envs[0].unwrapped
         assert isinstance(env, KwartetGymEnv)
-        self.table = env._table  # the observation layout the policy was trained on
+        self.table = env.layout  # the observation layout the policy was trained on
         self.kind = env.observation_kind
-        self.record = _RecordFeatures(len(env.deck), env.seats)
+        self.record = RecordPlanes(len(env.deck), env.seats)
         self.knowledge = make_knowledge("exact", player) if self.kind != "raw" else None
 
     def observe(self, view: kw.PlayerView) -> np.ndarray:

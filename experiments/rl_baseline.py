@@ -1,7 +1,7 @@
 """Does a learner find the epistemic reasoning that the exact agents get for free?
 
 sb3-contrib's ``MaskablePPO`` learns Kwartet in one seat of
-:class:`kwartet_epistemic.env.KwartetGymEnv` (every seat in turn, one episode each)
+:class:`kwartet_epistemic.interop.environments.KwartetGymEnv` (every seat in turn, one episode each)
 against computer opponents, once with the raw public record as its observation and once
 with its exact knowledge instead (its location probabilities; the hand, table, hand
 sizes and scores are in both).  Settings: ``small`` is 3 players with 16 cards
@@ -59,7 +59,7 @@ import numpy as np
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
-from kwartet_epistemic.env import KwartetGymEnv
+from kwartet_epistemic.interop.environments import KwartetGymEnv
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
     sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -171,9 +171,7 @@ def _opponent_kinds(option: str, count: int) -> list[str]:
     names = _split_specs(option)
     for name in names:
         if not any(mark in name for mark in ":[") and name.lower() not in player_names():
-            raise GameSetupError(
-                f"unknown opponent {name!r}; known: {', '.join(player_names())}"
-            )
+            raise GameSetupError(f"unknown opponent {name!r}; known: {', '.join(player_names())}")
     if len(names) == 1:
         return names * count
     if len(names) != count:

@@ -60,7 +60,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> DocsBuild:
 
 
 def files_modules() -> set[str]:
-    """The public modules, read off the package's files (not through the docs module)."""
+    """The public modules, read off the package's files (not through the docs module),
+    less the old paths that only forward to where a module moved (their source says so)."""
     names = set()
     for path in PACKAGE_DIR.rglob("*.py"):
         parts = list(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
@@ -70,6 +71,8 @@ def files_modules() -> set[str]:
             continue  # a folder that is not a package (none today)
         if any(part.startswith("_") for part in parts):
             continue
+        if "is deprecated: import" in path.read_text(encoding="utf-8"):
+            continue  # an old path kept to forward (kwartet_epistemic.env, .openspiel)
         names.add(".".join(parts))
     return names
 
@@ -86,7 +89,11 @@ def test_the_build_has_no_warning(site: DocsBuild) -> None:
 def test_every_public_module_has_a_page(site: DocsBuild) -> None:
     skipped = {name for name, _ in site.skipped}
     expected = files_modules()
-    assert {"kwartet_epistemic.logic", "kwartet_epistemic.cli", "kwartet_epistemic.env"} <= expected
+    assert {
+        "kwartet_epistemic.logic",
+        "kwartet_epistemic.cli",
+        "kwartet_epistemic.interop.environments",
+    } <= expected
     assert set(site.modules) | skipped == expected
     for name in site.modules:
         page = site.page(name)
@@ -97,8 +104,8 @@ def test_every_public_module_has_a_page(site: DocsBuild) -> None:
 def test_the_env_module_has_a_page(site: DocsBuild) -> None:
     require_extra("pettingzoo", "rl")
     require_extra("gymnasium", "rl")
-    assert "kwartet_epistemic.env" in site.modules
-    assert "KwartetEnv" in text_of(site.page("kwartet_epistemic.env"))
+    assert "kwartet_epistemic.interop.environments" in site.modules
+    assert "KwartetEnv" in text_of(site.page("kwartet_epistemic.interop.environments"))
 
 
 def test_every_top_level_name_is_on_the_first_page_and_links_to_its_documentation(

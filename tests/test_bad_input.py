@@ -481,7 +481,7 @@ def test_teaching_examples_refuse_junk_and_sizes_past_their_limit(
 )
 def test_the_environment_refuses_bad_options(options: dict[str, Any]) -> None:
     pytest.importorskip("pettingzoo")
-    from kwartet_epistemic.env import KwartetEnv
+    from kwartet_epistemic.interop.environments import KwartetEnv
 
     with pytest.raises(GameSetupError):
         KwartetEnv(**options)
@@ -490,7 +490,7 @@ def test_the_environment_refuses_bad_options(options: dict[str, Any]) -> None:
 @pytest.mark.parametrize("action", [2.7, "3", None, True, [1], -1, 10**5000], ids=list("abcdefg"))
 def test_the_environment_refuses_an_action_that_is_not_an_action_number(action: Any) -> None:
     pytest.importorskip("pettingzoo")
-    from kwartet_epistemic.env import KwartetEnv
+    from kwartet_epistemic.interop.environments import KwartetEnv
 
     environment = KwartetEnv(players=3)
     environment.reset(seed=1)

@@ -4,7 +4,7 @@ Spec syntax: ``POLICY[OPTIONS][:KNOWLEDGE]``.  ``POLICY`` is a registered policy
 (:func:`policy_names`), ``OPTIONS`` a comma-separated list of ``key=value`` settings or
 switches (``search[samples=50]``, ``tips[remember,spread]``), ``KNOWLEDGE`` one of
 ``exact`` (the default), ``facts`` or ``hand``.  A namespace is recognised first:
-``openspiel:ismcts[ms=300]`` is OpenSpiel's ISMCTS bot (:mod:`kwartet_epistemic.openspiel`,
+``openspiel:ismcts[ms=300]`` is OpenSpiel's ISMCTS bot (:mod:`kwartet_epistemic.interop.openspiel_bots`,
 the ``openspiel`` extra), and takes no ``:KNOWLEDGE``.
 
 >>> import kwartet_epistemic as kw
@@ -546,4 +546,6 @@ def make_agent(spec: str | AgentSpec, player: str, rng: np.random.Generator | No
 
 for _name, _factory in _BUILT_IN.items():
     register_policy(_name, _factory)
-register_namespace("openspiel", "kwartet_epistemic.openspiel", "openspiel_policy", "openspiel")
+register_namespace(
+    "openspiel", "kwartet_epistemic.interop.openspiel_bots", "openspiel_policy", "openspiel"
+)

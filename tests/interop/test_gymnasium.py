@@ -15,7 +15,7 @@ require_extra("pettingzoo", "rl")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 import kwartet_epistemic as kw  # noqa: E402
-from kwartet_epistemic.env import KwartetGymEnv  # noqa: E402
+from kwartet_epistemic.interop.environments import KwartetGymEnv  # noqa: E402
 
 SMALL = kw.Deck.piquet(families=4)
 

@@ -13,7 +13,8 @@ import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import AgentSpec, make_agent, make_player
 
 pyspiel = require_extra("pyspiel", "openspiel")
-kos = require_extra("kwartet_epistemic.openspiel", "openspiel")
+kos = require_extra("kwartet_epistemic.interop.openspiel_game", "openspiel")
+kob = require_extra("kwartet_epistemic.interop.openspiel_bots", "openspiel")
 
 
 def _deal_randomly(state, rng: np.random.Generator) -> None:
@@ -257,7 +258,7 @@ def test_agents_play_a_whole_openspiel_game_as_bots():
 
     game = pyspiel.load_game("python_kwartet", {"players": 4})
     specs = ["knowledge", "defensive:facts", "random", "greedy"]
-    bots = [kos.AgentBot(game, seat, spec, seed=seat) for seat, spec in enumerate(specs)]
+    bots = [kob.AgentBot(game, seat, spec, seed=seat) for seat, spec in enumerate(specs)]
     state = game.new_initial_state()
     returns = evaluate_bots.evaluate_bots(state, bots, np.random.RandomState(4))
     assert math.isclose(sum(returns), 1.0)
@@ -265,7 +266,7 @@ def test_agents_play_a_whole_openspiel_game_as_bots():
     assert table.is_over
     assert returns == [1 / len(table.winners) if p in table.winners else 0.0 for p in "ABCD"]
     with pytest.raises(kw.GameSetupError, match="player_id"):
-        kos.AgentBot(game, 4, "random")
+        kob.AgentBot(game, 4, "random")
 
 
 @pytest.mark.parametrize(
@@ -328,8 +329,19 @@ def test_a_game_stopped_at_max_asks_is_shared_by_the_leaders():
 
 def test_an_openspiel_bot_spec_is_an_openspiel_bot_again():
     game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 3})
-    bots = [kos.AgentBot(game, s, "openspiel:random", seed=s) for s in range(3)]
+    bots = [kob.AgentBot(game, s, "openspiel:random", seed=s) for s in range(3)]
     from open_spiel.python.algorithms import evaluate_bots
 
     returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(1))
     assert math.isclose(sum(returns), 1.0)
+
+
+def test_the_old_module_path_still_works_and_warns() -> None:
+    import importlib
+    import sys
+
+    sys.modules.pop("kwartet_epistemic.openspiel", None)
+    with pytest.warns(DeprecationWarning, match="interop.openspiel_game"):
+        old = importlib.import_module("kwartet_epistemic.openspiel")
+    assert old.KwartetGame is kos.KwartetGame and old.AgentBot is kob.AgentBot
+    assert "python_kwartet" in [g.short_name for g in pyspiel.registered_games()]

@@ -15,7 +15,7 @@ require_extra("gymnasium", "rl")
 from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 import kwartet_epistemic as kw  # noqa: E402
-from kwartet_epistemic.env import KwartetEnv, env, raw_env  # noqa: E402
+from kwartet_epistemic.interop.environments import KwartetEnv, env, raw_env  # noqa: E402
 
 SMALL = kw.Deck.piquet(families=4)
 
@@ -227,3 +227,13 @@ def test_bad_settings_are_refused() -> None:
         KwartetEnv(reward="money")
     with pytest.raises(kw.GameSetupError, match="players"):
         KwartetEnv(players=9)
+
+
+def test_the_old_module_path_still_works_and_warns() -> None:
+    import importlib
+    import sys
+
+    sys.modules.pop("kwartet_epistemic.env", None)
+    with pytest.warns(DeprecationWarning, match="interop.environments"):
+        old = importlib.import_module("kwartet_epistemic.env")
+    assert old.KwartetEnv is KwartetEnv and old.raw_env is raw_env

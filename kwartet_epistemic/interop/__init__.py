@@ -1,0 +1,13 @@
+"""Adapters to the conventions of other tools, each in its own module and each loaded only
+when used (they need optional extras):
+
+- :mod:`.environments`: the PettingZoo AEC environment and the Gymnasium single-agent
+  environment (``Kwartet-v0``), extra ``rl``;
+- :mod:`.encoding`: the observation layout and the public record's planes they share;
+- :mod:`.openspiel_game`: the OpenSpiel game ``python_kwartet`` (game, state, observer);
+- :mod:`.openspiel_bots`: OpenSpiel's bots as agents (``openspiel:ismcts``) and agents
+  as OpenSpiel bots, extra ``openspiel``.
+
+SMCDEL's text input, a conversion rather than an environment, is
+:func:`kwartet_epistemic.to_smcdel`.
+"""

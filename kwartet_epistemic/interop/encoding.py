@@ -1,0 +1,183 @@
+"""The encodings the reinforcement-learning environments share: the observation layout
+and action numbering of a game, and the public record as planes of the cards and seats.
+
+A trained policy sees the game through these; an agent that plays a trained policy at
+the referee's table builds the same vector from its own view with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kwartet_epistemic._safejson import short
+from kwartet_epistemic.agents.knowledge import KnowledgeBase, make_knowledge
+from kwartet_epistemic.cards import Deck
+from kwartet_epistemic.errors import GameSetupError, IllegalAskError
+from kwartet_epistemic.events import Answered, Asked, CardMoved
+from kwartet_epistemic.game import Ask, Game
+from kwartet_epistemic.rules import RuleSet
+
+__all__ = ["OBSERVATIONS", "REWARDS", "SEATS", "ObservationLayout", "RecordPlanes"]
+
+SEATS = "ABCDEF"
+REWARDS = ("win", "quartets")
+OBSERVATIONS = ("raw", "knowledge", "both")
+
+
+class ObservationLayout:
+    """The checked settings of an environment's game (players, deck, rules, reward,
+    knowledge, max asks), its action numbering (the target relative to the asker, times
+    the number of cards, plus the card) and its observation vector: the own hand, the
+    exposed cards, hand sizes and scores from the seat's point of view, then the record's
+    planes (:class:`RecordPlanes`) and/or the seat's located cards.
+
+    >>> layout = ObservationLayout(4, None, None, "win", "exact", 5000, None, ())
+    >>> layout.n_actions, layout.length("raw"), layout.length("both")
+    (128, 456, 584)
+    """
+
+    def __init__(
+        self,
+        players: int,
+        deck: Deck | None,
+        rules: RuleSet | None,
+        reward: str,
+        knowledge: str,
+        max_asks: int,
+        render_mode: str | None,
+        render_modes: Sequence[str],
+    ) -> None:
+        if (
+            isinstance(players, bool)
+            or not isinstance(players, int)
+            or not 2 <= players <= len(SEATS)
+        ):
+            raise GameSetupError(f"players={short(players)}: expected 3 to 6 (2 with a draw pile)")
+        if not isinstance(reward, str) or reward not in REWARDS:
+            raise GameSetupError(f"reward={short(reward)}: expected one of {', '.join(REWARDS)}")
+        if render_mode is not None and render_mode not in render_modes:
+            raise GameSetupError(
+                f"render_mode={short(render_mode)}: expected None or one of "
+                + ", ".join(repr(m) for m in render_modes)
+            )
+        if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
+            raise GameSetupError(f"max_asks={short(max_asks)}: expected a whole number >= 1")
+        if not isinstance(knowledge, str):
+            raise GameSetupError(f"knowledge={short(knowledge)}: expected a knowledge kind")
+        make_knowledge(knowledge, "A")  # refuse an unknown kind now
+        self.deck = deck if deck is not None else Deck.piquet()
+        self.rules = rules if rules is not None else RuleSet()
+        self.seats = list(SEATS[:players])
+        Game.deal(self.deck, self.seats, seed=0, rules=self.rules)  # a bad setup fails now
+        self.reward = reward
+        self.knowledge = knowledge
+        self.max_asks = max_asks
+        self.n_cards = len(self.deck)
+        self.n_actions = players * self.n_cards
+
+    def length(self, parts: str) -> int:
+        """The observation length with ``parts`` (raw, knowledge or both)."""
+        n_cards, n = self.n_cards, len(self.seats)
+        base = 2 * n_cards + 2 * n
+        record = 3 * n_cards * n if parts in ("raw", "both") else 0
+        located = n_cards * n if parts in ("knowledge", "both") else 0
+        return base + record + located
+
+    def decode(self, game: Game, seat: str, action: object) -> Ask:
+        """The ask that ``action`` means for ``seat`` (IllegalAskError if none)."""
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise IllegalAskError(
+                f"{seat} must ask: expected an action number, got {short(action)}"
+            )
+        number = int(action)
+        if not 0 <= number < self.n_actions:
+            raise IllegalAskError(f"action {short(number)}: expected 0 to {self.n_actions - 1}")
+        offset, card = divmod(number, self.n_cards)
+        seats = self.seats
+        target = seats[(seats.index(seat) + offset) % len(seats)]
+        ask = Ask(seat, target, self.deck.cards[card])
+        if ask not in game.legal_asks():
+            raise IllegalAskError(f"action {number} ({ask}) is not a legal ask now")
+        return ask
+
+    def encode(self, ask: Ask) -> int:
+        seats = self.seats
+        offset = (seats.index(ask.target) - seats.index(ask.asker)) % len(seats)
+        return offset * self.n_cards + ask.card.index
+
+    def mask(self, game: Game, seat: str) -> np.ndarray:
+        mask = np.zeros(self.n_actions, dtype=np.int8)
+        if game.to_move == seat:
+            for ask in game.legal_asks():
+                mask[self.encode(ask)] = 1
+        return mask
+
+    def features(
+        self,
+        game: Game,
+        seat: str,
+        parts: str,
+        record: RecordPlanes,
+        knowledge: KnowledgeBase | None,
+    ) -> np.ndarray:
+        """The observation vector of ``seat`` (see the module text)."""
+        view = game.view(seat)
+        deck, seats = self.deck, self.seats
+        me = seats.index(seat)
+        order = [(me + k) % len(seats) for k in range(len(seats))]
+        hand = np.zeros(self.n_cards, dtype=np.float32)
+        hand[[c.index for c in view.hand]] = 1.0
+        exposed = np.zeros(self.n_cards, dtype=np.float32)
+        for family in view.exposed:
+            f = deck.families.index(family)
+            exposed[4 * f : 4 * f + 4] = 1.0
+        sizes = np.array(
+            [view.hand_sizes[seats[i]] / self.n_cards for i in order], dtype=np.float32
+        )
+        scores = np.array(
+            [view.scores[seats[i]] / deck.n_families for i in order], dtype=np.float32
+        )
+        pieces = [hand, exposed, sizes, scores]
+        if parts in ("raw", "both"):
+            pieces.append(record.update(view.record)[:, :, order].reshape(-1))
+        if parts in ("knowledge", "both"):
+            assert knowledge is not None
+            knowledge.update(view)
+            located = np.nan_to_num(knowledge.probabilities())[:, order]
+            pieces.append(located.astype(np.float32).reshape(-1))
+        return np.clip(np.concatenate(pieces), 0.0, 1.0).astype(np.float32)
+
+
+class RecordPlanes:
+    """The public record as three [card, seat] planes: asked for, refused, seen receiving
+    (and still holding); kept up to date event by event.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> _ = game.ask("A", "7S")
+    >>> planes = RecordPlanes(32, ["A", "B", "C", "D"]).update(game.view("B").record)
+    >>> planes.shape, int(planes[0].sum()), int(planes[2].sum())
+    ((3, 32, 4), 1, 1)
+    """
+
+    def __init__(self, n_cards: int, seats: list[str]) -> None:
+        self.seat = {p: i for i, p in enumerate(seats)}
+        self.planes = np.zeros((3, n_cards, len(seats)), dtype=np.float32)
+        self.seen = 0
+
+    def update(self, record: tuple[Any, ...]) -> np.ndarray:
+        planes = self.planes
+        for event in record[self.seen :]:
+            kind = type(event)
+            if kind is Asked:
+                planes[0, event.card.index, self.seat[event.asker]] = 1.0
+            elif kind is Answered and not event.has_card:
+                planes[1, event.card.index, self.seat[event.target]] = 1.0
+            elif kind is CardMoved:
+                planes[2, event.card.index, :] = 0.0
+                planes[2, event.card.index, self.seat[event.destination]] = 1.0
+        self.seen = len(record)
+        return planes

@@ -163,6 +163,7 @@ class ExactKnowledge(_ViewFollower):
     def __init__(self, player: str) -> None:
         super().__init__(player)
         self._state: EpistemicState | None = None
+        self._counting: CountingEngine | None = None
 
     # ----- following the game -------------------------------------------------------
 
@@ -172,6 +173,9 @@ class ExactKnowledge(_ViewFollower):
         state = self._state
         if fresh or state is None or not state.continues(view):
             self._state = EpistemicState(view, engine="counting")
+            counting = self._state.engine_named("counting")
+            assert isinstance(counting, CountingEngine)
+            self._counting = counting
         else:
             state.follow(view)
 
@@ -189,24 +193,25 @@ class ExactKnowledge(_ViewFollower):
 
     # ----- answers ------------------------------------------------------------------
 
-    def _families(self, families: Iterable[int] | None) -> Iterable[int]:
-        return range(self.state.deck.n_families) if families is None else families
+    def _engine(self) -> CountingEngine:
+        if self._counting is None:
+            raise KwartetError(f"{self.player}'s knowledge has seen no view yet: call update()")
+        return self._counting
 
     def probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
         """``[n_cards, n_players]``: the exact probability, over this player's possible
         worlds, that each player holds each card now (rows of families not asked for may
-        be NaN)."""
-        return self.state.location_probabilities(self.player, self._families(families))
+        be NaN): the state's counting engine's
+        :meth:`~kwartet_epistemic.epistemics.evaluate.CountingEngine.family_probabilities`."""
+        return self._engine().family_probabilities(self.player, families)[0]
 
     def public_probabilities(self, families: Iterable[int] | None = None) -> np.ndarray:
         """The same over the public worlds (what everybody knows: no private hand)."""
-        return self.state.location_probabilities(None, self._families(families))
+        return self._engine().family_probabilities(None, families)[0]
 
     def world_count(self) -> int:
         """The exact number of worlds this player considers possible."""
-        counting = self.state.engine_named("counting")
-        assert isinstance(counting, CountingEngine)
-        return counting.family_probabilities(self.player)[1]
+        return self._engine().family_probabilities(self.player)[1]
 
     def known_holder(self, card: Card | str) -> str | None:
         """The holder of ``card`` if this player knows it, else None."""

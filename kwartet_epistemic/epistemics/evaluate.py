@@ -27,6 +27,7 @@ import numpy as np
 
 from kwartet_epistemic.epistemics.counting import WorldCounter, family_probabilities
 from kwartet_epistemic.epistemics.explicit import EXPLICIT_LIMIT
+from kwartet_epistemic.epistemics.history import PublicHistory
 from kwartet_epistemic.errors import KwartetError, UnknownToViewerError, UnsupportedFormulaError
 from kwartet_epistemic.events import (
     Answered,
@@ -190,7 +191,7 @@ class CountingEngine:
 
     def __init__(self, state: EpistemicState) -> None:
         self._state = state
-        self._places: dict[str, tuple[tuple[int, int], list[str | None]]] = {}
+        self._places: dict[str, tuple[PublicHistory, int, list[str | None]]] = {}
         self._slot_places: tuple[np.ndarray, list[str]] | None = None
         # Per player (None: public): (events taken in, families, probabilities, count).
         self._families: dict[str | None, tuple[int, frozenset[int], np.ndarray, int]] = {}
@@ -230,13 +231,20 @@ class CountingEngine:
         (9096824880, True)
         """
         state = self.state
+        seen = len(state.source.record)
+        cached = self._families.get(player)
+        if families is None:
+            wanted = None
+        else:
+            wanted = families if isinstance(families, frozenset) else frozenset(families)
+            if cached is not None and cached[0] == seen and wanted <= cached[1]:
+                # Nothing new in the record since: the constraints change only with it.
+                return cached[2], cached[3]
         if player is not None:
             state.check_player(player)
         history = state.history  # caught up: the source's record is taken in
-        n_families = history.deck.n_families
-        wanted = frozenset(range(n_families) if families is None else families)
-        seen = len(state.source.record)
-        cached = self._families.get(player)
+        if wanted is None:
+            wanted = frozenset(range(history.deck.n_families))
         if cached is not None and cached[0] != seen and player == state.viewer:
             cached = self._patched(cached, seen)
         if cached is not None and cached[0] == seen:
@@ -299,12 +307,13 @@ class CountingEngine:
     def known_place(self, player: str, card: int) -> str | None:
         """Where ``player`` knows the unseen card (deck index ``card``) lies, else None
         (worked out for every card at once, once per public version)."""
-        version = self.state.version
+        history = self._state.history
         cached = self._places.get(player)  # only ever holds players of the game
-        if cached is None or cached[0] != version:
-            cached = (version, self._known_places(player))
+        # Kept with the history object itself: a state may take up another (shared) one.
+        if cached is None or cached[0] is not history or cached[1] != history.version:
+            cached = (history, history.version, self._known_places(player))
             self._places[player] = cached
-        return cached[1][card]
+        return cached[2][card]
 
     def _known_places(self, player: str) -> list[str | None]:
         state = self.state

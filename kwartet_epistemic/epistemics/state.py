@@ -110,8 +110,14 @@ class EpistemicState:
         self.players = tuple(source.players)
         self.rules = source.rules
         self.viewer: str | None = source.player if isinstance(source, PlayerView) else None
-        self._history = PublicHistory(self.deck, self.players, self.rules)
-        self._shares = False  # whether the history is the one the game's views share
+        shared = (
+            _shared_history(source, create=True)
+            if isinstance(source, PlayerView) and not self.rules.draw_pile
+            else None
+        )
+        # Whether the history is the one the game's views share (then no own one is made).
+        self._shares = shared is not None
+        self._history = shared or PublicHistory(self.deck, self.players, self.rules)
         self._epoch = 0  # bumped when the history object is replaced
         self._private: dict[str, PrivateInfo] = {}
         self._counters: dict[tuple[str, ...], tuple[tuple[int, int], WorldCounter]] = {}
@@ -204,7 +210,14 @@ class EpistemicState:
 
     def _catch_up(self) -> None:
         source = self._source
-        if isinstance(source, PlayerView) and not self.rules.draw_pile:
+        if self.viewer is None:  # a game: its record only grows
+            assert isinstance(source, Game)
+            new_events = source.record_since(self._history.events_seen)
+            if new_events:
+                self._take(new_events)
+            return
+        assert isinstance(source, PlayerView)
+        if not self.rules.draw_pile:
             entry = source.derived.get(_PUBLIC_HISTORY)
             if (
                 self._shares
@@ -222,13 +235,15 @@ class EpistemicState:
                 self._replace_history(
                     PublicHistory(self.deck, self.players, self.rules), shares=False
                 )
-        seen = self._history.events_seen
-        new = source.record_since(seen) if isinstance(source, Game) else source.record[seen:]
+        new = source.record[self._history.events_seen :]
         if new:
-            self._history.extend(event.public() for event in new)
-            # A player's dealt hand never changes; only a draw adds to what they know.
-            if any(type(event) is Drew for event in new):
-                self._private.clear()
+            self._take(new)
+
+    def _take(self, new: Sequence[Event]) -> None:
+        self._history.extend(event.public() for event in new)
+        # A player's dealt hand never changes; only a draw adds to what they know.
+        if any(type(event) is Drew for event in new):
+            self._private.clear()
 
     def _replace_history(self, history: PublicHistory, shares: bool) -> None:
         self._history = history
@@ -419,10 +434,12 @@ class EpistemicState:
         """
         c = self.deck.card(card).index
         self.check_player(player)  # refused before any cache is touched
-        where = self.history.location[c]
+        self._catch_up()
+        where = self._history.location[c]
         if where is not None:  # seen: a player, "exposed", or (revealed at the end) a pile
             return "exposed" if where == "exposed" else where
-        return self.engine_named(self.engine).known_place(player, c)
+        engine = self._engines.get(self.engine) or self.engine_named(self.engine)
+        return engine.known_place(player, c)
 
     def explain(self, player: str, card: Card | str) -> Explanation:
         """Why ``player`` knows where ``card`` is: an

@@ -20,10 +20,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -147,6 +147,7 @@ class CountingOptions:
 # attributes (counting.USE_KERNEL = ... and the like) change it.
 _DEFAULT = [CountingOptions.from_environment()]
 _IN_FORCE: ContextVar[CountingOptions | None] = ContextVar("kwartet_counting", default=None)
+_DERIVED: dict[tuple[CountingOptions, tuple[tuple[str, Any], ...]], CountingOptions] = {}
 
 
 def current_options() -> CountingOptions:
@@ -162,13 +163,47 @@ def set_process_default(**changes: Any) -> None:
     _DEFAULT[0] = _DEFAULT[0].replace(**changes)
 
 
-@contextmanager
-def options(**changes: Any) -> Iterator[CountingOptions]:
+def _derived(outer: CountingOptions, changes: dict[str, Any]) -> CountingOptions:
+    """``outer`` with ``changes``, a memory limit never above the outer one (kept: an
+    agent enters a block, with its memory limit, at every decision)."""
+    key = (outer, tuple(sorted(changes.items())))
+    chosen = _DERIVED.get(key)
+    if chosen is None:
+        chosen = outer.replace(**changes)
+        if outer.memory_limit is not None and chosen.memory_limit is not None:
+            chosen = chosen.replace(memory_limit=min(outer.memory_limit, chosen.memory_limit))
+        elif chosen.memory_limit is None:
+            chosen = chosen.replace(memory_limit=outer.memory_limit)
+        if len(_DERIVED) >= 256:
+            _DERIVED.clear()
+        _DERIVED[key] = chosen
+    return chosen
+
+
+class _Block:
+    """A block of changed options (a plain context manager: entered at every decision)."""
+
+    __slots__ = ("_changes", "_token")
+
+    def __init__(self, changes: dict[str, Any]) -> None:
+        self._changes = changes
+        self._token: Any = None
+
+    def __enter__(self) -> CountingOptions:
+        chosen = _derived(current_options(), self._changes)
+        self._token = _IN_FORCE.set(chosen)
+        return chosen
+
+    def __exit__(self, *exc: object) -> None:
+        _IN_FORCE.reset(self._token)
+
+
+def options(**changes: Any) -> contextlib.AbstractContextManager[CountingOptions]:
     """Within the block, count with these options changed (the rest as they were).
 
     A memory limit never rises above an outer block's; bad options raise
-    :class:`~kwartet_epistemic.errors.KwartetError` before the block starts, and leave
-    the options in force as they were.
+    :class:`~kwartet_epistemic.errors.KwartetError` when the block starts, and leave the
+    options in force as they were.
 
     >>> with options(ryser=False) as inner:
     ...     with options(memory_limit=1 << 20):
@@ -180,21 +215,10 @@ def options(**changes: Any) -> Iterator[CountingOptions]:
     ...
     kwartet_epistemic.errors.KwartetError: counting option 'spares': expected one of kernel, factored, sparse, staged, ryser, memory_limit
     """
-    outer = current_options()
-    chosen = outer.replace(**changes)
-    if outer.memory_limit is not None and chosen.memory_limit is not None:
-        chosen = chosen.replace(memory_limit=min(outer.memory_limit, chosen.memory_limit))
-    elif chosen.memory_limit is None:
-        chosen = chosen.replace(memory_limit=outer.memory_limit)
-    token = _IN_FORCE.set(chosen)
-    try:
-        yield chosen
-    finally:
-        _IN_FORCE.reset(token)
+    return _Block(changes)
 
 
-@contextmanager
-def memory_limit(limit: int) -> Iterator[None]:
+def memory_limit(limit: int) -> contextlib.AbstractContextManager[CountingOptions]:
     """Within the block, the counting programme's tables may take at most ``limit``
     bytes (or an outer limit, if that is lower): above, a count or marginal raises
     :class:`~kwartet_epistemic.errors.ModelTooLargeError` before anything is allocated.
@@ -217,8 +241,7 @@ def memory_limit(limit: int) -> Iterator[None]:
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
         raise KwartetError(f"memory limit {limit!r}: expected a whole number of bytes above 0")
-    with options(memory_limit=limit):
-        yield
+    return _Block({"memory_limit": limit})
 
 
 def readable_bytes(size: int) -> str:

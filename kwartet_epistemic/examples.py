@@ -1,4 +1,6 @@
-"""Classic puzzles of epistemic logic as explicit Kripke models.
+"""Classic puzzles of epistemic logic as explicit Kripke models, built from their one
+definition (:mod:`kwartet_epistemic.puzzles`); :mod:`kwartet_epistemic.symbolic.puzzles`
+builds the same puzzles as knowledge structures.
 
 Muddy children: after the father says that at least one child is muddy, and k-1 rounds
 of "nobody knows whether they are muddy", the k muddy children know.
@@ -33,14 +35,17 @@ from kwartet_epistemic._safejson import short
 from kwartet_epistemic.errors import ModelError, ModelTooLargeError
 from kwartet_epistemic.kripke.model import KripkeModel
 from kwartet_epistemic.logic.formula import (
-    Atom,
     Formula,
-    K,
-    Kw,
-    Not,
-    conjunction,
-    disjunction,
     has,
+)
+from kwartet_epistemic.puzzles import (
+    RUSSIAN_AGENTS,
+    muddy_atom,
+    muddy_father,
+    muddy_nobody_knows,
+    russian_alice_hand_one_of,
+    russian_bob_knows_alice,
+    russian_cath_ignorant,
 )
 
 __all__ = [
@@ -55,7 +60,7 @@ __all__ = [
     "russian_cards",
 ]
 
-RUSSIAN_CARDS_PLAYERS = ("Alice", "Bob", "Cath")
+RUSSIAN_CARDS_PLAYERS = RUSSIAN_AGENTS
 _RUSSIAN_CARDS = tuple(str(card) for card in range(7))
 # Worlds get names ("012|345|6") only up to this size: names cost Python objects.
 _NAMED_WORLDS_LIMIT = 20_000
@@ -111,7 +116,9 @@ def muddy_children(n: int, muddy: int | Iterable[int]) -> KripkeModel:
     worlds = np.arange(2**n, dtype=np.int64)
     # Child i cannot see bit i-1: its block label is the world with that bit cleared.
     partitions = {str(i): worlds & ~(1 << (i - 1)) for i in range(1, n + 1)}
-    valuation = {f"m{i}": ((worlds >> (i - 1)) & 1).astype(bool) for i in range(1, n + 1)}
+    valuation = {
+        muddy_atom(i).name: ((worlds >> (i - 1)) & 1).astype(bool) for i in range(1, n + 1)
+    }
     actual = sum(1 << (i - 1) for i in children)
     names = None
     if n <= 16:
@@ -126,7 +133,7 @@ def father_announcement(n: int) -> Formula:
     'm1 | m2 | m3'
     """
     _check_children(n, 100_000)
-    return disjunction(Atom(f"m{i}") for i in range(1, n + 1))
+    return muddy_father(n)
 
 
 def nobody_knows(n: int) -> Formula:
@@ -136,7 +143,7 @@ def nobody_knows(n: int) -> Formula:
     '~Kw_1 m1 & ~Kw_2 m2'
     """
     _check_children(n, 100_000)
-    return conjunction(Not(Kw(str(i), Atom(f"m{i}"))) for i in range(1, n + 1))
+    return muddy_nobody_knows(n)
 
 
 def card_deals(
@@ -307,13 +314,7 @@ def alice_says_one_of(hands: Iterable[Iterable[int | str]]) -> Formula:
     >>> str(alice_says_one_of(["01", "23"]))
     'has(Alice, 0) & has(Alice, 1) | has(Alice, 2) & has(Alice, 3)'
     """
-    if isinstance(hands, str) or not isinstance(hands, Iterable):
-        raise ModelError(f"hands {short(hands)}: expected a list of hands such as ['012', '345']")
-    listed = list(hands)
-    for hand in listed:
-        if not isinstance(hand, Iterable):
-            raise ModelError(f"hand {short(hand)}: expected cards such as '012' or [0, 1, 2]")
-    return disjunction(conjunction(has("Alice", card) for card in hand) for hand in listed)
+    return russian_alice_hand_one_of(hands)
 
 
 def bob_knows_alice_hand() -> Formula:
@@ -322,7 +323,7 @@ def bob_knows_alice_hand() -> Formula:
     >>> bob_knows_alice_hand().modal_depth()
     1
     """
-    return conjunction(Kw("Bob", has("Alice", card)) for card in _RUSSIAN_CARDS)
+    return russian_bob_knows_alice()
 
 
 def cath_ignorant() -> Formula:
@@ -331,6 +332,4 @@ def cath_ignorant() -> Formula:
     >>> russian_cards().holds(cath_ignorant())
     True
     """
-    return conjunction(
-        Not(K("Cath", has(player, card))) for card in _RUSSIAN_CARDS for player in ("Alice", "Bob")
-    )
+    return russian_cath_ignorant()

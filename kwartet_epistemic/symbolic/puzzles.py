@@ -1,7 +1,7 @@
-"""The classic puzzles as knowledge structures: muddy children and Russian cards.
-
-The explicit (Kripke model) versions are in :mod:`kwartet_epistemic.examples`; these
-use the same agent and atom names, so formulas carry over between the two engines.
+"""The classic puzzles as knowledge structures: muddy children and Russian cards, built
+from their one definition (:mod:`kwartet_epistemic.puzzles`), as
+:mod:`kwartet_epistemic.examples` builds them as Kripke models: formulas carry over
+between the two engines.
 
 Muddy children: children ``"1"``..``"n"``, atom ``m<i>`` says child i is muddy; every
 child sees every other forehead but not its own.
@@ -25,21 +25,28 @@ True
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Collection, Iterable
-from itertools import combinations
 
 from kwartet_epistemic._safejson import short
 from kwartet_epistemic.errors import ModelError
-from kwartet_epistemic.logic.formula import (
-    Atom,
-    Formula,
-    K,
-    Kw,
-    Not,
-    conjunction,
-    disjunction,
-    has,
+from kwartet_epistemic.logic.formula import Atom, Formula
+from kwartet_epistemic.puzzles import (
+    RUSSIAN_AGENTS,
+    RUSSIAN_CARDS,
+    RUSSIAN_HAND_SIZES,
+    check_children,
+    muddy_atom,
+    muddy_father,
+    muddy_muddy_know,
+    muddy_nobody_knows,
+    muddy_observed,
+    russian_alice_announces,
+    russian_atom,
+    russian_bob_knows_alice,
+    russian_cath_ignorant,
+    russian_law,
+    russian_observed,
+    russian_vocabulary,
 )
 from kwartet_epistemic.symbolic.structure import KnowledgeStructure
 
@@ -69,17 +76,7 @@ MAX_CHILDREN = 1_000
 
 
 def _check_children(n: int) -> None:
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_CHILDREN:
-        raise ModelError(
-            f"number of children {short(n)}: expected a positive integer, at most {MAX_CHILDREN:,}"
-        )
-
-
-@functools.lru_cache(maxsize=4096)
-def _muddy_atom(child: int) -> Atom:
-    # One object per atom: formulas built again and again share their leaves, which
-    # the engine then recognises by identity instead of translating them anew.
-    return Atom(f"m{child}")
+    check_children(n, MAX_CHILDREN)
 
 
 def muddy_children_structure(n: int, *, backend: str = "auto") -> KnowledgeStructure:
@@ -90,12 +87,8 @@ def muddy_children_structure(n: int, *, backend: str = "auto") -> KnowledgeStruc
     (8, ['m2', 'm3'])
     """
     _check_children(n)
-    vocabulary = [_muddy_atom(i).name for i in range(1, n + 1)]
-    observed = {
-        str(i): [name for j, name in enumerate(vocabulary, start=1) if j != i]
-        for i in range(1, n + 1)
-    }
-    return KnowledgeStructure(vocabulary, "top", observed, backend=backend)
+    vocabulary = [muddy_atom(i).name for i in range(1, n + 1)]
+    return KnowledgeStructure(vocabulary, "top", muddy_observed(n), backend=backend)
 
 
 def muddy_children_father(n: int) -> Formula:
@@ -105,7 +98,7 @@ def muddy_children_father(n: int) -> Formula:
     'm1 | m2 | m3'
     """
     _check_children(n)
-    return disjunction(_muddy_atom(i) for i in range(1, n + 1))
+    return muddy_father(n)
 
 
 def muddy_children_nobody_knows(n: int) -> Formula:
@@ -115,7 +108,7 @@ def muddy_children_nobody_knows(n: int) -> Formula:
     '~Kw_1 m1 & ~Kw_2 m2'
     """
     _check_children(n)
-    return conjunction(Not(Kw(str(i), _muddy_atom(i))) for i in range(1, n + 1))
+    return muddy_nobody_knows(n)
 
 
 def muddy_children_muddy_know(muddy: Iterable[int]) -> Formula:
@@ -124,7 +117,7 @@ def muddy_children_muddy_know(muddy: Iterable[int]) -> Formula:
     >>> str(muddy_children_muddy_know([1, 3]))
     'K_1 m1 & K_3 m3'
     """
-    return conjunction(K(str(i), _muddy_atom(i)) for i in sorted(set(muddy)))
+    return muddy_muddy_know(muddy)
 
 
 def muddy_children_state(muddy: Iterable[int]) -> frozenset[str]:
@@ -135,7 +128,7 @@ def muddy_children_state(muddy: Iterable[int]) -> frozenset[str]:
     """
     if isinstance(muddy, str | bytes) or not isinstance(muddy, Iterable):
         raise ModelError(f"muddy {short(muddy)}: expected the muddy children's numbers")
-    return frozenset(_muddy_atom(i).name for i in muddy)
+    return frozenset(muddy_atom(i).name for i in muddy)
 
 
 def muddy_children_rounds(structure: KnowledgeStructure, muddy: Collection[int]) -> int:
@@ -176,9 +169,8 @@ def muddy_children_rounds(structure: KnowledgeStructure, muddy: Collection[int])
 
 # ------------------------------------------------------------------ Russian cards
 
-RUSSIAN_CARDS_AGENTS: tuple[str, str, str] = ("Alice", "Bob", "Cath")
-RUSSIAN_CARDS_CARDS: tuple[int, ...] = tuple(range(7))
-_HAND_SIZES = {"Alice": 3, "Bob": 3, "Cath": 1}
+RUSSIAN_CARDS_AGENTS = RUSSIAN_AGENTS
+RUSSIAN_CARDS_CARDS = RUSSIAN_CARDS
 
 
 def russian_cards_atom(agent: str, card: int) -> Atom:
@@ -187,16 +179,7 @@ def russian_cards_atom(agent: str, card: int) -> Atom:
     >>> russian_cards_atom("Cath", 6)
     Atom(name='has(Cath, 6)')
     """
-    if agent not in RUSSIAN_CARDS_AGENTS:
-        raise ModelError(f"unknown agent {agent!r}: expected one of {RUSSIAN_CARDS_AGENTS}")
-    if card not in RUSSIAN_CARDS_CARDS:
-        raise ModelError(f"unknown card {card!r}: expected one of 0..6")
-    return _russian_atom(agent, int(card))
-
-
-@functools.cache
-def _russian_atom(agent: str, card: int) -> Atom:
-    return has(agent, card)
+    return russian_atom(agent, card)
 
 
 def russian_cards_structure(*, backend: str = "auto") -> KnowledgeStructure:
@@ -210,45 +193,8 @@ def russian_cards_structure(*, backend: str = "auto") -> KnowledgeStructure:
     >>> ks.is_valid("K_Cath has(Cath, 6) | ~has(Cath, 6)"), ks.is_valid("K_Bob has(Cath, 6)")
     (True, False)
     """
-    vocabulary = [
-        russian_cards_atom(agent, card).name
-        for card in RUSSIAN_CARDS_CARDS
-        for agent in RUSSIAN_CARDS_AGENTS
-    ]
-    one_owner = conjunction(
-        disjunction(
-            conjunction(
-                russian_cards_atom(other, card) if other == owner
-                else Not(russian_cards_atom(other, card))
-                for other in RUSSIAN_CARDS_AGENTS
-            )
-            for owner in RUSSIAN_CARDS_AGENTS
-        )
-        for card in RUSSIAN_CARDS_CARDS
-    )  # fmt: skip
-    # With one owner per card, fixing Alice's and Cath's hand sizes fixes Bob's.
-    sizes = conjunction(_holds_exactly(agent, _HAND_SIZES[agent]) for agent in ("Alice", "Cath"))
-    observed = {
-        agent: [russian_cards_atom(agent, card).name for card in RUSSIAN_CARDS_CARDS]
-        for agent in RUSSIAN_CARDS_AGENTS
-    }
-    return KnowledgeStructure(vocabulary, one_owner & sizes, observed, backend=backend)
-
-
-def _holds_exactly(agent: str, size: int) -> Formula:
-    return disjunction(_holds_hand(agent, hand) for hand in combinations(RUSSIAN_CARDS_CARDS, size))
-
-
-def _holds_hand(agent: str, hand: Iterable[int]) -> Formula:
-    """The agent's hand is exactly ``hand`` (one formula object per hand)."""
-    return _hand_formula(agent, frozenset(hand))
-
-
-@functools.lru_cache(maxsize=1024)
-def _hand_formula(agent: str, cards: frozenset[int]) -> Formula:
-    return conjunction(
-        russian_cards_atom(agent, card) if card in cards else Not(russian_cards_atom(agent, card))
-        for card in RUSSIAN_CARDS_CARDS
+    return KnowledgeStructure(
+        russian_vocabulary(), russian_law(), russian_observed(), backend=backend
     )
 
 
@@ -262,14 +208,14 @@ def russian_cards_deal(
     """
     hands = {"Alice": tuple(alice), "Bob": tuple(bob), "Cath": tuple(cath)}
     dealt = [card for hand in hands.values() for card in hand]
-    if sorted(dealt) != list(RUSSIAN_CARDS_CARDS) or any(
-        len(hands[agent]) != _HAND_SIZES[agent] for agent in RUSSIAN_CARDS_AGENTS
+    if sorted(dealt) != list(RUSSIAN_CARDS) or any(
+        len(hands[agent]) != RUSSIAN_HAND_SIZES[agent] for agent in RUSSIAN_AGENTS
     ):
         raise ModelError(
             f"not a deal: {hands}; expected cards 0..6 once each, 3 to Alice and Bob, 1 to Cath"
         )
     return frozenset(
-        russian_cards_atom(agent, card).name for agent, hand in hands.items() for card in hand
+        russian_atom(agent, card).name for agent, hand in hands.items() for card in hand
     )
 
 
@@ -279,12 +225,7 @@ def russian_cards_alice_says(hands: Iterable[Iterable[int]]) -> Formula:
     >>> str(russian_cards_alice_says([(0, 2, 4), (1, 2, 3)]))[:48]
     'K_Alice (has(Alice, 0) & ~has(Alice, 1) & has(Al'
     """
-    options = [tuple(hand) for hand in hands]
-    if not options or any(
-        len(set(h)) != 3 or not set(h) <= set(RUSSIAN_CARDS_CARDS) for h in options
-    ):
-        raise ModelError(f"hands {options}: expected one or more hands of three cards from 0..6")
-    return K("Alice", disjunction(_holds_hand("Alice", hand) for hand in options))
+    return russian_alice_announces(hands)
 
 
 def russian_cards_bob_knows_alice() -> Formula:
@@ -293,7 +234,7 @@ def russian_cards_bob_knows_alice() -> Formula:
     >>> russian_cards_structure().is_satisfiable(russian_cards_bob_knows_alice())
     False
     """
-    return conjunction(Kw("Bob", russian_cards_atom("Alice", c)) for c in RUSSIAN_CARDS_CARDS)
+    return russian_bob_knows_alice()
 
 
 def russian_cards_cath_ignorant() -> Formula:
@@ -302,8 +243,4 @@ def russian_cards_cath_ignorant() -> Formula:
     >>> russian_cards_structure().is_valid(russian_cards_cath_ignorant())
     True
     """
-    return conjunction(
-        Not(K("Cath", russian_cards_atom(agent, card)))
-        for card in RUSSIAN_CARDS_CARDS
-        for agent in ("Alice", "Bob")
-    )
+    return russian_cath_ignorant()

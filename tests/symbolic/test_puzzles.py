@@ -356,3 +356,26 @@ def test_muddy_children_rounds_match_the_explicit_model_child_by_child(backend: 
         if rounds < n - 1:
             structure = structure.announce(silence)
             model = model.announce(silence)
+
+
+def test_each_puzzle_is_defined_once_and_both_kinds_agree_on_its_formulas() -> None:
+    from kwartet_epistemic import examples, puzzles
+    from kwartet_epistemic.symbolic import puzzles as built
+
+    for n in (2, 3, 4):
+        assert examples.father_announcement(n) == built.muddy_children_father(n)
+        assert examples.nobody_knows(n) == built.muddy_children_nobody_knows(n)
+        model = examples.muddy_children(n, n)
+        structure = built.muddy_children_structure(n)
+        assert {a.name for a in model.atoms} == set(structure.vocabulary)
+        assert structure.observed == {a: frozenset(o) for a, o in puzzles.muddy_observed(n).items()}
+    assert examples.bob_knows_alice_hand() == built.russian_cards_bob_knows_alice()
+    assert examples.cath_ignorant() == built.russian_cards_cath_ignorant()
+    model, structure = examples.russian_cards(), built.russian_cards_structure()
+    assert model.n_worlds == structure.count_states() == 140
+    hands = ["012", "034", "056", "135", "246"]
+    explicit = model.announce(examples.alice_says_one_of(hands))
+    symbolic = structure.announce(
+        built.russian_cards_alice_says([tuple(map(int, h)) for h in hands])
+    )
+    assert explicit.n_worlds == symbolic.count_states()

@@ -1,7 +1,9 @@
-"""Build hook for the counting engine's compiled kernel; everything else is in pyproject.toml.
+"""Build hook for the compiled kernels; everything else is in pyproject.toml.
 
-The extension is optional: where no C compiler is found, the install still succeeds and
-the counting engine runs its NumPy path (same answers, slower).
+Both extensions are optional: where no C compiler is found, the install still succeeds
+and the counting engine and the search agent run their Python paths (same answers,
+slower).  The counting kernel is one translation unit that includes one file per
+algorithm from ``kwartet_epistemic/_kernel/``.
 """
 
 from setuptools import Extension, setup
@@ -11,8 +13,15 @@ setup(
         Extension(
             "kwartet_epistemic._counting_kernel",
             ["kwartet_epistemic/_counting_kernel.c"],
+            depends=["kwartet_epistemic/_kernel/common.h"],
             extra_compile_args=["-O3", "-std=c11"],
             optional=True,
-        )
+        ),
+        Extension(
+            "kwartet_epistemic.agents._playout_kernel",
+            ["kwartet_epistemic/agents/_playout_kernel.c"],
+            extra_compile_args=["-O3", "-std=c11"],
+            optional=True,
+        ),
     ]
 )

@@ -1,7 +1,7 @@
 """Types of the counting engine's compiled kernel (``_counting_kernel.c``).
 
 Buffers are any C-contiguous objects of 64-bit integers (NumPy int64 arrays, bytes).
-The module also holds the search agent's weighted play-out (``playout``, ``likeliest``).
+The search agent's play-outs are ``agents/_playout_kernel``.
 """
 
 from collections.abc import Iterable, Sequence
@@ -64,36 +64,3 @@ def recount(
     slot_owner: list[str | None],
     out: Any,
 ) -> int | None: ...
-
-# The search agent's weighted play-out (agents/search.py: Playout.play, _likeliest) on
-# masks of up to 64 bits and up to 16 players.
-def playout(
-    hands: Sequence[int],
-    stock: Sequence[int],
-    rank: Sequence[int],
-    dead_cards: int,
-    seen: Sequence[int],
-    lacks: Sequence[int],
-    mine: Sequence[int],
-    claims: Sequence[int],
-    scores: Sequence[int],
-    blocked: int,
-    n_families: int,
-    me: int,
-    target: int,
-    card: int,
-    bluffing: bool,
-    clockwise: bool,
-    bonus: bool,
-) -> list[int] | None: ...
-def likeliest(
-    wanted: int,
-    targets: Sequence[int],
-    hands: Sequence[int],
-    seen: Sequence[int],
-    mine: Sequence[int] | None,
-    lacks: Sequence[int],
-    claims: Sequence[int],
-    rank: Sequence[int],
-    n: int,
-) -> tuple[int, int]: ...

@@ -46,7 +46,7 @@ from kwartet_epistemic.events import Answered, Asked, CardMoved, Drew
 from kwartet_epistemic.game import Ask, PlayerView
 
 try:  # the compiled play-out; the Python path below gives the same scores without it
-    from kwartet_epistemic import _counting_kernel as _kernel
+    from kwartet_epistemic.agents import _playout_kernel as _kernel
 except ImportError:  # pragma: no cover - depends on the install
     _kernel = None  # type: ignore[assignment]
 

@@ -315,6 +315,7 @@ class SymbolicEngine:
     def __init__(self, state: EpistemicState) -> None:
         self._state = state
         self._structure: tuple[tuple[int, int], SymbolicKwartet] | None = None
+        self._marginals: dict[tuple[str, ...], tuple[tuple[int, int], np.ndarray, int]] = {}
 
     @property
     def state(self) -> EpistemicState:
@@ -328,6 +329,19 @@ class SymbolicEngine:
         if self._structure is None or self._structure[0] != version:
             self._structure = (version, SymbolicKwartet(state))
         return self._structure[1]
+
+    def marginals(self, group: tuple[str, ...]) -> tuple[np.ndarray, int]:
+        """Origin counts per card and slot of the worlds ``group``'s pooled information
+        leaves (none: the public worlds), and their number, by the counting programme
+        (what the shortcuts read; kept until the record changes)."""
+        state = self._state
+        version = state.version
+        cached = self._marginals.get(group)
+        if cached is None or cached[0] != version:
+            counter = state.world_counter(group)
+            cached = (version, counter.origin_counts(), counter.count)
+            self._marginals[group] = cached
+        return cached[1], cached[2]
 
     def count_worlds(self, player: str | None) -> int:
         """The worlds consistent with the record (``player``'s, if given)."""
@@ -453,7 +467,6 @@ class _Shortcuts:
         self._consequences: dict[Formula, Formula] = {}
         self._knowing: dict[tuple[tuple[str, ...], Formula], Truth] = {}
         self._observed: dict[tuple[str, Formula], bool] = {}
-        self._marginals: dict[tuple[str, ...], tuple[np.ndarray, int]] = {}
 
     def well_formed(self, f: Formula) -> bool:
         """Whether every atom is ``has(player, card)`` and every agent a player."""
@@ -694,10 +707,7 @@ class _Shortcuts:
         where = history.location[card]
         if where is not None:
             return (where == player) == positive
-        marginals = self._marginals.get(group)
-        if marginals is None:
-            marginals = self._marginals[group] = _marginals(self.state, group)
-        counts, total = marginals
+        counts, total = _marginals(self.state, group)
         reach = history.reach[player]
         with_player = sum(counts[card, s] for s in range(counts.shape[1]) if reach >> s & 1)
         return with_player == (total if positive else 0)
@@ -778,10 +788,11 @@ class _Shortcuts:
 
 def _marginals(state: EpistemicState, group: tuple[str, ...]) -> tuple[np.ndarray, int]:
     """Origin counts per card and slot of the worlds the group's pooled information
-    leaves (all public worlds for no group), and their number (the state keeps the
-    counter until the record changes)."""
-    counter = state.world_counter(group)
-    return counter.origin_counts(), counter.count
+    leaves (all public worlds for no group), and their number, kept by the state's
+    symbolic engine until the record changes."""
+    engine = state.engine_named("symbolic")
+    assert isinstance(engine, SymbolicEngine)
+    return engine.marginals(group)
 
 
 def _negation(f: Formula) -> Formula:

@@ -349,7 +349,7 @@ class PPOPlayer:
         assert isinstance(env, KwartetGymEnv)
         self.table = env.layout  # the observation layout the policy was trained on
         self.kind = env.observation_kind
-        self.record = RecordPlanes(len(env.deck), env.seats)
+        self.record = RecordPlanes(env.deck, env.seats)
         self.knowledge = make_knowledge("exact", player) if self.kind != "raw" else None
 
     def observe(self, view: kw.PlayerView) -> np.ndarray:

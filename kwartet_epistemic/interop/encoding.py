@@ -16,11 +16,11 @@ from kwartet_epistemic._safejson import short
 from kwartet_epistemic.agents.knowledge import KnowledgeBase, make_knowledge
 from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import GameSetupError, IllegalAskError
-from kwartet_epistemic.events import Answered, Asked, CardMoved
+from kwartet_epistemic.events import Answered, Asked, CardMoved, QuartetExposed
 from kwartet_epistemic.game import Ask, Game
 from kwartet_epistemic.rules import RuleSet
 
-__all__ = ["OBSERVATIONS", "REWARDS", "SEATS", "ObservationLayout", "RecordPlanes"]
+__all__ = ["OBSERVATIONS", "REWARDS", "SEATS", "ObservationLayout", "RecordPlanes", "RecordSummary"]
 
 SEATS = "ABCDEF"
 REWARDS = ("win", "quartets")
@@ -151,33 +151,135 @@ class ObservationLayout:
         return np.clip(np.concatenate(pieces), 0.0, 1.0).astype(np.float32)
 
 
-class RecordPlanes:
-    """The public record as three [card, seat] planes: asked for, refused, seen receiving
-    (and still holding); kept up to date event by event.
+class RecordSummary:
+    """The public record read once, event by event, into what every adapter encodes:
+    per seat the cards asked for and refused (bit masks), the families asked from and
+    the cards refused since (cleared when the seat receives one); per card the seat last
+    seen receiving it, and the seat holding it as far as the record shows (-1 after its
+    quartet was laid down); the last ask and its answer.  Plain integers and lists, so a
+    copy is cheap (OpenSpiel copies states in every play-out).
 
     >>> import kwartet_epistemic as kw
     >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
     >>> _ = game.ask("A", "7S")
-    >>> planes = RecordPlanes(32, ["A", "B", "C", "D"]).update(game.view("B").record)
+    >>> summary = RecordSummary(game.deck, ["A", "B", "C", "D"])
+    >>> summary.take(game.record)
+    >>> summary.last, summary.holds[0], bin(summary.asked_cards[1])
+    ((1, 0, 0, True), 1, '0b1')
+    """
+
+    __slots__ = (
+        "deck",
+        "seat",
+        "seen",
+        "asked_cards",
+        "refused",
+        "receiver",
+        "holds",
+        "lacks",
+        "asked_families",
+        "last",
+        "_pending",
+    )
+
+    def __init__(self, deck: Deck, seats: Sequence[str]) -> None:
+        self.deck = deck
+        self.seat = {p: i for i, p in enumerate(seats)}
+        self.seen = 0  # events taken in
+        n_cards = len(deck)
+        n = len(seats)
+        self.asked_cards = [0] * n  # per seat: cards asked for
+        self.refused = [0] * n  # per seat: cards refused, ever
+        self.receiver = [-1] * n_cards  # per card: the seat last seen receiving it
+        self.holds = [-1] * n_cards  # per card: the seat seen receiving it, until laid down
+        self.lacks = [0] * n  # per seat: cards refused since it last received one
+        self.asked_families = [0] * n  # per seat: families asked from
+        self.last: tuple[int, int, int, bool] | None = None  # (asker, target, card, yes)
+        self._pending: Asked | None = None
+
+    def copy(self) -> RecordSummary:
+        """An independent copy."""
+        other = object.__new__(RecordSummary)
+        other.deck = self.deck
+        other.seat = self.seat
+        other.seen = self.seen
+        other.asked_cards = list(self.asked_cards)
+        other.refused = list(self.refused)
+        other.receiver = list(self.receiver)
+        other.holds = list(self.holds)
+        other.lacks = list(self.lacks)
+        other.asked_families = list(self.asked_families)
+        other.last = self.last
+        other._pending = self._pending
+        return other
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def take(self, events: Sequence[Any]) -> None:
+        """Take in further public events (the record's next ones)."""
+        seat = self.seat
+        for event in events:
+            kind = type(event)
+            if kind is Asked:
+                self._pending = event
+                self.asked_cards[seat[event.asker]] |= 1 << event.card.index
+            elif kind is Answered:
+                asked = self._pending
+                a, t = seat[asked.asker], seat[asked.target]  # type: ignore[union-attr]
+                c = event.card.index
+                self.asked_families[a] |= 1 << event.card.family_index
+                if event.has_card:
+                    self.holds[c] = a
+                    self.lacks[a] &= ~(1 << c)
+                else:
+                    self.lacks[t] |= 1 << c
+                    self.refused[seat[event.target]] |= 1 << c
+                self.last = (a, t, c, event.has_card)
+            elif kind is CardMoved:
+                self.receiver[event.card.index] = seat[event.destination]
+            elif kind is QuartetExposed:
+                start = 4 * self.deck.family_index(event.family)
+                for c in range(start, start + 4):
+                    self.holds[c] = -1
+        self.seen += len(events)
+
+
+class RecordPlanes:
+    """The public record as three [card, seat] planes: asked for, refused, seen receiving
+    (and still holding), read off a :class:`RecordSummary` kept up to date event by
+    event.
+
+    >>> import kwartet_epistemic as kw
+    >>> game = kw.Game.deal(kw.Deck.piquet(), ["A", "B", "C", "D"], seed=3)
+    >>> _ = game.ask("A", "7S")
+    >>> planes = RecordPlanes(game.deck, ["A", "B", "C", "D"]).update(game.view("B").record)
     >>> planes.shape, int(planes[0].sum()), int(planes[2].sum())
     ((3, 32, 4), 1, 1)
     """
 
-    def __init__(self, n_cards: int, seats: list[str]) -> None:
-        self.seat = {p: i for i, p in enumerate(seats)}
-        self.planes = np.zeros((3, n_cards, len(seats)), dtype=np.float32)
-        self.seen = 0
+    def __init__(self, deck: Deck, seats: list[str]) -> None:
+        self.summary = RecordSummary(deck, seats)
+        self.planes = np.zeros((3, len(deck), len(seats)), dtype=np.float32)
 
     def update(self, record: tuple[Any, ...]) -> np.ndarray:
+        summary = self.summary
+        if len(record) == summary.seen:
+            return self.planes
+        summary.take(record[summary.seen :])
         planes = self.planes
-        for event in record[self.seen :]:
-            kind = type(event)
-            if kind is Asked:
-                planes[0, event.card.index, self.seat[event.asker]] = 1.0
-            elif kind is Answered and not event.has_card:
-                planes[1, event.card.index, self.seat[event.target]] = 1.0
-            elif kind is CardMoved:
-                planes[2, event.card.index, :] = 0.0
-                planes[2, event.card.index, self.seat[event.destination]] = 1.0
-        self.seen = len(record)
+        n_cards = planes.shape[1]
+        for s, (asked, refused) in enumerate(
+            zip(summary.asked_cards, summary.refused, strict=True)
+        ):
+            planes[0, :, s] = [asked >> c & 1 for c in range(n_cards)]
+            planes[1, :, s] = [refused >> c & 1 for c in range(n_cards)]
+        planes[2] = 0.0
+        for c, s in enumerate(summary.receiver):
+            if s >= 0:
+                planes[2, c, s] = 1.0
         return planes

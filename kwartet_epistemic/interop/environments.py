@@ -257,7 +257,7 @@ class KwartetEnv(AECEnv):
         self._knowledge = {
             a: make_knowledge(self.knowledge_kind, self._seat[a]) for a in self.agents
         }
-        self._record_features = RecordPlanes(len(self.deck), self.seats)
+        self._record_features = RecordPlanes(self.deck, self.seats)
         self.asks = 0
         self._settle()
 
@@ -580,7 +580,7 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
             self.skipped += 1
             skipped.append(_shares(game)[chosen])
         self._done = False
-        self._record = RecordPlanes(len(self.deck), self.seats)
+        self._record = RecordPlanes(self.deck, self.seats)
         self._knowledge = (
             make_knowledge(self.layout.knowledge, chosen)
             if self.observation_kind != "raw"

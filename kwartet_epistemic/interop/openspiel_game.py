@@ -84,6 +84,7 @@ from kwartet_epistemic.events import (
     TurnPassed,
 )
 from kwartet_epistemic.game import Ask, Game, PlayerView
+from kwartet_epistemic.interop.encoding import RecordSummary
 from kwartet_epistemic.rules import RuleSet
 
 __all__ = [
@@ -252,10 +253,7 @@ class _Core:
         "asks",
         "public",
         "seen",
-        "holds",
-        "lacks",
-        "asked",
-        "last",
+        "summary",
     )
 
     def __init__(self, setup: _Setup) -> None:
@@ -266,11 +264,9 @@ class _Core:
         self.asks = 0
         self.public: list[str] = []  # the public record as short tokens
         self.seen = 0  # public events tokenised
-        n_cards = len(setup.deck)
-        self.holds = [-1] * n_cards  # seat publicly seen receiving the card (and holding it)
-        self.lacks = [0] * setup.n  # per seat: cards refused since (bit masks)
-        self.asked = [0] * setup.n  # per seat: families asked for (bit masks)
-        self.last: tuple[int, int, int, bool] | None = None
+        # The record's summary (holds, lacks, asked families, the last ask), as the
+        # environments' encoding reads it too.
+        self.summary = RecordSummary(setup.deck, setup.names)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         other = object.__new__(_Core)
@@ -281,11 +277,28 @@ class _Core:
         other.asks = self.asks
         other.public = list(self.public)
         other.seen = self.seen
-        other.holds = list(self.holds)
-        other.lacks = list(self.lacks)
-        other.asked = list(self.asked)
-        other.last = self.last
+        other.summary = self.summary.copy()
         return other
+
+    @property
+    def holds(self) -> list[int]:
+        """Per card: the seat publicly seen receiving it and holding it, else -1."""
+        return self.summary.holds
+
+    @property
+    def lacks(self) -> list[int]:
+        """Per seat: the cards it refused since it last received one (bit masks)."""
+        return self.summary.lacks
+
+    @property
+    def asked(self) -> list[int]:
+        """Per seat: the families it asked from (bit masks)."""
+        return self.summary.asked_families
+
+    @property
+    def last(self) -> tuple[int, int, int, bool] | None:
+        """The last ask and its answer: (asker, target, card, yes)."""
+        return self.summary.last
 
     def __getstate__(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -329,10 +342,9 @@ class _Core:
         """Tokenise the public events not yet seen, and keep the record's summary."""
         game = self.game
         assert game is not None
-        setup = self.setup
-        seat = {p: i for i, p in enumerate(setup.names)}
         new = game.record_since(self.seen)
         self.seen += len(new)
+        self.summary.take(new)
         public = self.public
         asked: Asked | None = None
         for event in new:
@@ -341,22 +353,11 @@ class _Core:
                 asked = event  # type: ignore[assignment]
             elif kind is Answered:
                 assert asked is not None
-                a, t, c = seat[asked.asker], seat[asked.target], asked.card.index
                 yes = event.has_card  # type: ignore[attr-defined]
                 public.append(
                     f"{asked.asker}>{asked.target}:{asked.card.code}{'+' if yes else '-'}"
                 )
-                self.asked[a] |= 1 << asked.card.family_index
-                if yes:
-                    self.holds[c] = a
-                    self.lacks[a] &= ~(1 << c)
-                else:
-                    self.lacks[t] |= 1 << c
-                self.last = (a, t, c, yes)
             elif kind is QuartetExposed:
-                family = setup.deck.family_index(event.family)  # type: ignore[attr-defined]
-                for c in range(4 * family, 4 * family + 4):
-                    self.holds[c] = -1
                 public.append(f"{event.player}#{event.family}")  # type: ignore[attr-defined]
             elif kind is Dealt:
                 public.append(f"dealer:{event.dealer}")  # type: ignore[attr-defined]
@@ -364,8 +365,6 @@ class _Core:
                 public.append(f"pass:{','.join(event.cannot_ask)}")  # type: ignore[attr-defined]
             elif kind is GameEnded:
                 public.append("end")
-            elif kind is CardMoved:
-                pass  # said by the answer
 
     # ----- queries ----------------------------------------------------------------
 
@@ -814,10 +813,7 @@ def _core_from_world(template: _Core, world: World) -> _Core:
     core.asks = template.asks
     core.public = list(template.public)
     core.seen = template.seen
-    core.holds = list(template.holds)
-    core.lacks = list(template.lacks)
-    core.asked = list(template.asked)
-    core.last = template.last
+    core.summary = template.summary.copy()
     return core
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Sequence
 from functools import reduce
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -65,6 +65,7 @@ from kwartet_epistemic.symbolic.smcdel import SmcdelExport, export_structure, qu
 from kwartet_epistemic.symbolic.structure import BddKnowledgeStructure
 
 if TYPE_CHECKING:
+    from kwartet_epistemic.epistemics.evaluate import CountingEngine
     from kwartet_epistemic.epistemics.state import EpistemicState
 
 __all__ = ["SymbolicKwartet", "shortcut_holds"]
@@ -676,7 +677,7 @@ class _Shortcuts:
             try:
                 literal = self._literal(operand)
                 if literal is None:
-                    counting = self.state.engine_named("counting")
+                    counting = cast("CountingEngine", self.state.engine_named("counting"))
                     self._known[key] = counting.knows(key[0], operand)
                 else:
                     self._known[key] = self._knows_literal(key[0], *literal)
@@ -841,7 +842,9 @@ def export_game(
     each query φ is asked as ``K_P φ`` and ``K_P ~φ`` (P the viewer) at a state P
     considers possible, which is how ``holds`` answers on a view.
     """
-    symbolic = state.engine_named("symbolic").structure()
+    engine = state.engine_named("symbolic")
+    assert isinstance(engine, SymbolicEngine)
+    symbolic = engine.structure()
     manager = symbolic.manager
     structure = symbolic.structure
     history = symbolic.history

@@ -38,7 +38,7 @@ import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from kwartet_epistemic._safejson import short
 from kwartet_epistemic.errors import (
@@ -647,9 +647,12 @@ class BddKnowledgeStructure:
         VALID? (K A 1)
         """
         state: Mapping[str, bool] | None = None
-        if actual is not None:
-            is_set = isinstance(self, KnowledgeStructure) and not isinstance(actual, Mapping)
-            state = self.assignment_of(actual) if is_set else actual  # type: ignore[attr-defined]
+        if isinstance(actual, Mapping):
+            state = actual
+        elif actual is not None and isinstance(self, KnowledgeStructure):
+            state = self.assignment_of(actual)
+        elif actual is not None:
+            state = cast("Mapping[str, bool]", actual)  # the exporter says what is wrong
         return export_structure(self, query, actual=state, jobs=jobs).text
 
     def _with_law(self, law: Bdd) -> Self:

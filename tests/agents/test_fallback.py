@@ -111,7 +111,7 @@ def test_the_maps_get_a_bounded_budget_where_the_dense_tables_do_not_fit(
     while _probabilities(view, low, sparse=False) is None:
         low *= 2  # a limit the dense tables fit in, and half of it, which they do not
     assert np.array_equal(_probabilities(view, low // 2, sparse=None), expected)
-    monkeypatch.setattr(counting.counter, "_SPARSE_UNFIT_WORK", 1)  # the maps give up at once
+    monkeypatch.setattr(counting.plan, "_SPARSE_UNFIT_WORK", 1)  # the maps give up at once
     assert _probabilities(view, low // 2, sparse=None) is None
     assert np.array_equal(_probabilities(view, low, sparse=None), expected)  # as before
 

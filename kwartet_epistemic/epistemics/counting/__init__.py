@@ -4,8 +4,12 @@
   value (:class:`CountingOptions`) set for a block (``with counting.options(...)``) or
   passed to a :class:`WorldCounter`;
 - :mod:`.family`: one family's polynomial and the clause algebra behind it;
-- :mod:`.counter`: :class:`WorldCounter`, the programme over the families, and the
-  choice of algorithm; :mod:`.staged`: the programme over merged draws;
+- :mod:`.counter`: :class:`WorldCounter`, which builds the programme over the families
+  (:mod:`.programme`) from a history and answers counts, marginals and samples;
+- :mod:`.plan`: which exact algorithm runs, within which budget; one module each for
+  the algorithms: :mod:`.dense` (the tables, in the kernel or NumPy), :mod:`.sparse`
+  (maps of the reachable states), :mod:`.ryser` (Ryser's formula, no tables),
+  :mod:`.residues` (beyond 2^127, modulo primes), :mod:`.staged` (merged draws);
 - :mod:`.numbers`: primes and the Chinese remainder theorem for counts beyond 2^128.
 
 Every cache the engine keeps at module level is emptied by one :func:`clear`.

@@ -10,33 +10,15 @@ a player's view of a 32-card, 4-player game, 9^3 for the public worlds.  Forward
 backward tables give exact marginals (location probabilities) and exact uniform
 sampling.
 
-:class:`WorldCounter` plans which exact algorithm runs, by the options in force
-(:mod:`~kwartet_epistemic.epistemics.counting.options`) and by the work each would
-take:
-
-* the products run in a small compiled kernel (``_counting_kernel``, built by ``pip
-  install``) that computes only the table entries that can still reach the capacities;
-  without it the same programme runs in NumPy (``kernel=False``; the tests run both);
-* with many private draws (capacity-1 dimensions, each doubling the tables) a family's
-  polynomial is multiplied in its factored form instead (``factored``);
-* where a player's view reaches few of the tables' entries, the tables are maps of the
-  reachable ones (``sparse``);
-* draws that the families still to be multiplied cannot tell apart are merged into one
-  dimension (``staged``, :mod:`~kwartet_epistemic.epistemics.counting.staged`);
-* after many draws that no public fact tells apart, counts and location counts come
-  without tables from Ryser's formula (``ryser``): a signed sum over how many places of
-  each slot a set holds of the product of the families' factored forms there;
-* where only location probabilities are wanted and 64-bit arithmetic is exact,
-  :func:`family_probabilities` runs the whole recount in one kernel call: what the
-  knowledge agents ask at every decision;
-* counts are exact integers throughout, with the narrowest arithmetic that is exact:
-  modulo 2^64 or 2^128 when the multinomial bound of the whole placement proves that
-  every answer is below it (modular arithmetic is a ring homomorphism, so wrap-around in
-  between does not matter), beyond that residues modulo primes joined by the Chinese
-  remainder theorem (:mod:`~kwartet_epistemic.epistemics.counting.numbers`).
-
-Why each budget and threshold below has the value it has (the measurements behind them)
-is in ``paper/measurements/counting_tuning.md``.
+:class:`WorldCounter` builds the programme (:class:`.programme.Programme`) from a history
+and the viewers' private information, hands it to the planner (:mod:`.plan`), which
+chooses among the exact algorithms (:mod:`.dense`, :mod:`.sparse`, :mod:`.ryser`,
+:mod:`.residues`, :mod:`.staged`), and answers from what they give: counts, marginals,
+location tables and uniform samples, with the corrections that couple the families (the
+dead-card rule, Memory Kwartet's stuck moments) made by inclusion-exclusion.  Counts are
+exact integers throughout, in the narrowest arithmetic that is exact.
+:func:`family_probabilities` answers an agent's question, where it can, in one call of
+the compiled kernel.
 
 >>> import kwartet_epistemic as kw
 >>> from kwartet_epistemic.epistemics.history import PublicHistory
@@ -57,22 +39,16 @@ from typing import Any
 
 import numpy as np
 
+from kwartet_epistemic.epistemics.counting import plan
 from kwartet_epistemic.epistemics.counting.family import (
-    MAX_KERNEL_DIMS,
     FamilyPoly,
     family_poly,
     poly_from_kernel,
     satisfies,
     simplify_clauses,
 )
-from kwartet_epistemic.epistemics.counting.numbers import join_residues, primes_beyond
-from kwartet_epistemic.epistemics.counting.options import (
-    CountingOptions,
-    current_options,
-    memory_in_force,
-    readable_bytes,
-)
-from kwartet_epistemic.epistemics.counting.staged import staged_count
+from kwartet_epistemic.epistemics.counting.options import CountingOptions, current_options
+from kwartet_epistemic.epistemics.counting.programme import Programme
 from kwartet_epistemic.epistemics.history import (
     CLAUSE_CODES,
     IGNORED,
@@ -95,37 +71,12 @@ __all__ = [
     "family_probabilities",
 ]
 
-_NARROW = 1 << 63  # answers below this are exact modulo 2^64 and fit a signed int64
-_WIDE = 1 << 127  # the same for the kernel's 128-bit arithmetic
-
-# The budgets of each algorithm against the dense tables' work (entries times passes);
-# the measurements behind each value: paper/measurements/counting_tuning.md.
-_RYSER_SHARE = 2  # Ryser's formula when its work is below the dense tables' over this
-_RYSER_VIEW_SHARE = 2  # a player's view: the sparse maps may be faster, a smaller budget
-_RYSER_MARGINAL_SHARE = 15  # its location sums against the dense marginals' work
-_RYSER_UNFIT_WORK = 1 << 31  # its work where the dense tables would not fit: about a second
-_RYSER_FIRST_WORK = 1 << 23  # the formula before the merged draws below this work
-_STAGED_MIN_SIZE = 1 << 12  # smaller tables: the compiled programme is as fast
-_STAGED_MAX_STATES = 1 << 20  # entries of one merged table (a few hundred MB at most)
-_STAGED_SHARE = 1000  # the merged draws' budget: this share of the dense work
-_STAGED_LOOSE = 100  # its bound before any work may exceed the budget this many times
-_STAGED_MAX_WORK = 1 << 26  # and no more than this many products of entries
-_STAGED_UNIT = 300  # the formula's steps a product of merged entries costs, per dimension
-_SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
-_SPARSE_SHARE = 10  # its budget: this share of the dense work (see WorldCounter._run_sparse)
-_SPARSE_PUBLIC_SHARE = 100  # the same for the public worlds after draws (they reach most)
-_SPARSE_UNFIT_WORK = 1 << 27  # its budget where the dense tables would not fit: 1-2 s
-_SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
-_SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entries
-_FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
 _EAGER_SIZE = 1 << 12  # larger tables with draws: ``marginals=True`` waits for first use
 _LAZY_CARD_SLOT = 1 << 12  # longer enumerations: a family table's card_slot waits
 _SIMPLIFY_FROM = 16  # a family with more clauses: the kernel gets them simplified
 _MEMO_LIMIT = 20_000
 
 _NO_FREE_CARD = "no free card"
-
-_RESIDUE_TERM_LIMIT = 4096  # the residue path needs every family factored
 
 
 def _dimension_order(slots: list[int], capacity: Sequence[int]) -> list[int]:
@@ -246,9 +197,7 @@ class WorldCounter:
             dim_of[s] = d
             cap.append(capacity[s])
         dim_key = tuple(dim_of)
-        self._dim_key = dim_key
         self.cap: tuple[int, ...] = tuple(cap) or (0,)
-        self._size = math.prod(c + 1 for c in self.cap)  # entries of a dense table
         tables_list: list[FamilyPoly] = []
         table_families: list[int] = []
         self.tables = tables_list
@@ -279,6 +228,11 @@ class WorldCounter:
         for s in room:
             bound //= math.factorial(capacity[s])
         self.bound = bound
+        # What every algorithm takes (the planner chooses between them).
+        self.programme = Programme(
+            self.cap, self.dims, dim_key, tables_list, n_slots, capacity, bound,
+            viewed=bool(self.viewers),
+        )  # fmt: skip
         self._origins: np.ndarray | None = None
         self._origins_done = False
         self._backward: list[np.ndarray] | None = None
@@ -294,7 +248,11 @@ class WorldCounter:
             self.programme_count = 0
         elif (
             marginals
-            and (marginals is not True or not self._many_draws() or self._size <= _EAGER_SIZE)
+            and (
+                marginals is not True
+                or not self.programme.many_draws()
+                or self.programme.size <= _EAGER_SIZE
+            )
             and (all_dead or not history.game_goes_on_with_dead_cards())
             and not history.stuck_twins()
         ):
@@ -481,573 +439,34 @@ class WorldCounter:
 
     # ----- the programme ------------------------------------------------------------
 
-    def _width(self) -> str:
-        if self.bound < _NARROW:
-            return "narrow"
-        return "wide" if self.bound < _WIDE else "big"
-
-    def _use_kernel(self, width: str) -> bool:
-        return (
-            self.options.kernel
-            and _kernel is not None
-            and width != "big"
-            and len(self.cap) <= MAX_KERNEL_DIMS
-        )
-
     def _run(self, wanted: list[int], keep_backward: bool = False) -> int:
-        """Run the programme: the count, and for the tables at positions ``wanted`` their
-        cards' origin counts (into ``self._origins``); with ``keep_backward`` the
-        backward tables too (for sampling and enumeration)."""
-        width = self._width()
-        if keep_backward and width != "narrow":
-            width = "big"  # sampling reads Python integers from the tables
-        if not wanted and not keep_backward:
-            count = self._run_tableless()
-            if count is not None:
-                self._tableless = True
-                return count
-        if self._use_kernel(width):
-            return self._run_kernel(wanted, width, keep_backward)
-        self._check_memory(
-            self._memory_need(wanted, width, keep_backward),
-            memory_in_force(self.options),
-            count_only=not wanted and not keep_backward,
-        )
-        if (
-            width == "big"
-            and not keep_backward
-            and self.options.kernel
-            and _kernel is not None
-            and self.options.factored is not False
-            and (self.options.factored or self._many_draws())
-            and len(self.cap) <= MAX_KERNEL_DIMS
-            and self.n_slots <= 62
-        ):
-            count = self._run_residues(wanted)
-            if count is not None:
-                return count
-        return self._run_numpy(wanted, width, keep_backward)
-
-    def _run_tableless(self) -> int | None:
-        """The count without tables, where that is faster than the tables: by merged
-        draws (:meth:`_run_staged`) or by Ryser's formula (:meth:`_run_ryser`).  Ryser's
-        work is known before it starts; where it is small (at most
-        :data:`_RYSER_FIRST_WORK`), the formula goes first.  Otherwise the merged draws
-        go first, within a small share of the time the formula would take (their own
-        work is known only as they go), and the formula after them if they give up.
-        None where neither answers within its budget."""
-        work = self._ryser_work()
-        if work is None or work > _RYSER_FIRST_WORK:
-            count = self._run_staged(work)
-            if count is not None:
-                return count
-        return self._run_ryser()
-
-    def _run_staged(self, ryser_work: int | None = None) -> int | None:
-        """The count over merged capacity-1 dimensions (see :class:`~kwartet_epistemic.epistemics.counting.options.CountingOptions`, ``staged``), or None
-        where it is not tried or runs out of its budget: a thousandth of the dense
-        tables' work (an entry of its maps costs a few hundred times an entry of a dense
-        pass), at most :data:`_STAGED_MAX_WORK` products of entries, and where
-        ``ryser_work`` (the work of Ryser's formula) is given, about a fifteenth of the
-        formula's time (:data:`_STAGED_UNIT` steps of the formula a product of entries
-        and dimension of the maps' entries).  It is not tried where a bound on that
-        work, known before it starts, exceeds the tables' share :data:`_STAGED_LOOSE`
-        times (the bound is loose: it assumes every use of every part it cannot rule
-        out; against the formula's share it would turn away a lone holder's draws,
-        whose merged count takes a few hundred products where the bound says
-        millions)."""
-        if self.options.staged is False or self.zero:
-            return None
-        size = self._size
-        ones = sum(1 for c in self.cap if c == 1)
-        if self.options.staged is None and (size < _STAGED_MIN_SIZE or ones < 2):
-            return None
-        work = bound = 1 << 62
-        if self.options.staged is None:
-            dense = size * sum(min(len(t.weights), _SPARSE_PASSES) for t in self.tables)
-            work = min(dense // _STAGED_SHARE, _STAGED_MAX_WORK)
-            bound = work * _STAGED_LOOSE  # the loose bound against the tables' share only
-            if ryser_work is not None:
-                work = min(work, ryser_work // (_STAGED_UNIT * len(self.cap)))
-        return staged_count(self.tables, self.dims, self.cap, _STAGED_MAX_STATES, work, bound)
-
-    def _dense_work(self) -> int:
-        """The dense programme's work for a count: its tables' size times, per family,
-        its passes (the fewer of its use vectors and, with draws, its factored form's)."""
-        draws = self._many_draws()
-        passes = 0
-        for table in self.tables:
-            form = table.factored if draws else None
-            passes += min(len(table.weights), form[2] if form else len(table.weights))
-        return self._size * passes
-
-    def _run_ryser(self) -> int | None:
-        """The count by Ryser's formula in the kernel (see the options' ``ryser``), or None
-        where it is not tried or would take longer than the dense tables.
-
-        With every slot's places labelled, the kernel sums, over the evaluation points
-        ``s`` (``s_v`` places of each slot ``v``, from 0 to its capacity), the product of
-        ``(-1)^(cap_v - s_v) C(cap_v, s_v)`` and every family's factored form evaluated
-        at ``s``: the count times the product of the capacities' factorials, modulo
-        2^64, 2^128 or primes below 2^62 (:meth:`_ryser_moduli`).  With ``e`` factors of
-        2 in that product, the count is exact modulo 2^(64 - e) or 2^(128 - e) (its odd
-        part is invertible), and modulo every prime (above every capacity); the residues
-        are joined by the Chinese remainder theorem, enough of them that their moduli's
-        product exceeds the bound.  Where the dense tables would not fit in memory, it
-        gets :data:`_RYSER_UNFIT_WORK` of work."""
-        share = _RYSER_SHARE if not self.viewers else _RYSER_SHARE / _RYSER_VIEW_SHARE
-        call = self._ryser_call(share)
-        return None if call is None else call[0]
-
-    def _ryser_moduli(self, twos: int) -> list[int]:
-        """The moduli of the runs of Ryser's sum that make the count exact (it is below
-        the bound): 2^64 or 2^128 (the count is then exact modulo 2^(64 - twos) or
-        2^(128 - twos)), else primes below 2^62, with a run modulo 2^128 first where that
-        makes one prime fewer (each run costs about the same)."""
-        bound = self.bound
-        if bound << twos < 2 * _NARROW:
-            return [1 << 64]
-        if bound << twos < 1 << 128:
-            return [1 << 128]
-        primes = primes_beyond(bound)
-        if twos < 128:
-            mixed = [1 << 128, *primes_beyond(bound >> (128 - twos))]
-            if len(mixed) < len(primes):
-                return mixed
-        return primes
-
-    def _ryser_inputs(
-        self,
-    ) -> tuple[tuple[int, ...], tuple[int, ...], int, int, list[Any], list[int]] | None:
-        """What the kernel's ``ryser`` takes on this programme: ``(room, caps, scale, twos,
-        families, moduli)``, the slots with room and their capacities, the product of the
-        capacities' factorials and its factors of 2, each family's factored form over
-        those slots (kept with the family's table) and the moduli of the runs; None where
-        the formula is not tried (the options' ``ryser``) or does not apply
-        (a family without a factored form)."""
-        if (
-            self.options.ryser is False
-            or self.zero
-            or not self.tables
-            or not self.options.kernel
-            or _kernel is None
-            or (self.options.ryser is None and not self._many_draws())
-        ):
-            return None
-        capacity = self.capacity
-        room = tuple(s for s in range(self.n_slots) if capacity[s] > 0)
-        caps = tuple(capacity[s] for s in room)
-        scale = math.prod(math.factorial(c) for c in caps)
-        twos = (scale & -scale).bit_length() - 1
-        families = []
-        for table in self.tables:
-            rows = table.ryser_rows(room)
-            if rows is None:
-                return None
-            families.append(rows)
-        return room, caps, scale, twos, families, self._ryser_moduli(twos)
-
-    def _ryser_work(self) -> int | None:
-        """The kernel's work for the count by Ryser's formula, all its runs together
-        (known before any of it is done), or None where the formula does not apply or its
-        tables would not fit in the memory limit in force."""
-        inputs = self._ryser_inputs()
-        if inputs is None:
-            return None
-        _, caps, _, _, families, moduli = inputs
-        wide = moduli[0] == 1 << 128
-        work = _kernel.ryser(caps, families, wide, -1, None, None, memory_in_force(self.options))
-        return None if work is None else work * len(moduli)
-
-    def _ryser_call(
-        self, share: float, owners: Sequence[int] = ()
-    ) -> tuple[int, list[int] | None] | None:
-        """The count by the kernel's ``ryser`` on this programme (with ``owners``, each
-        slot's player, from 0 to the number of players less one, or -1, its location
-        counts too, one per free card and player: ``sums[(f * 4 + c) * n + p]`` for card
-        ``c`` of family ``f`` with player ``p``): ``(count, sums or None)``; None where
-        it does not apply or its work would exceed ``share`` of the dense tables' (without
-        the options' ``ryser`` True: with it, no budget) or its memory the limit in force."""
-        inputs = self._ryser_inputs()
-        if inputs is None:
-            return None
-        room, caps, scale, twos, families, moduli = inputs
-        # Its own tables are small, but within the memory limit too.
-        limit = memory_in_force(self.options)
-        if self.options.ryser:
-            budget = 1 << 62
-        elif self._memory_need([], self._width(), False) > limit:
-            # No dense tables to weigh it against: a fixed budget (about a second).
-            budget = _RYSER_UNFIT_WORK // len(moduli)
-        else:
-            # The dense tables beyond 2^127 take one pass of residues a prime.
-            dense_runs = len(primes_beyond(self.bound)) if self._width() == "big" else 1
-            budget = int(self._dense_work() * share * dense_runs) // len(moduli)
-        placed = tuple(owners[s] for s in room) if owners else None
-        n_sums = len(families) * 4 * len(self.history.players) if owners else 0
-        residues: list[int] = []
-        columns: list[list[int]] = []
-        exact_moduli: list[int] = []  # what each run's count is exact modulo
-        for modulus in moduli:  # odd: a prime; else 2^64 or 2^128
-            prime = modulus & 1
-            wide = modulus == 1 << 128
-            sums = np.zeros(n_sums * (2 if wide else 1), dtype=np.uint64) if owners else None
-            y = _kernel.ryser(caps, families, wide, budget, placed, sums, limit, prime and modulus)
-            if y is None:
-                return None
-            values: list[int] = sums.tolist() if sums is not None else []
-            if wide and values:  # the low words, then the high words
-                values = [
-                    lo | hi << 64 for lo, hi in zip(values[:n_sums], values[n_sums:], strict=True)
-                ]
-            # A prime is above every capacity: the factorials are invertible; modulo 2^k
-            # the factors of 2 are divided out and the count is exact modulo 2^(k - twos).
-            assert prime or y & ((1 << twos) - 1) == 0, "the sum is the count times the factorials"
-            exact = modulus if prime else modulus >> twos
-            shift = 0 if prime else twos
-            inverse = pow(scale >> shift, -1, exact)
-            exact_moduli.append(exact)
-            residues.append((y >> shift) * inverse % exact)
-            columns.append([(v >> shift) * inverse % exact for v in values])
-        count = join_residues(residues, exact_moduli)
-        if not owners:
-            return count, None
-        joined = [join_residues(list(v), exact_moduli) for v in zip(*columns, strict=True)]
-        return count, joined
+        """Run the programme, by the algorithm the planner chooses (:mod:`.plan`): the
+        count, and for the tables at positions ``wanted`` their cards' origin counts
+        (into ``self._origins``); with ``keep_backward`` the backward tables too (for
+        sampling and enumeration)."""
+        origins = self._origin_array(self.programme.width != "narrow") if wanted else None
+        done = plan.run(self.programme, self.options, wanted, keep_backward, origins)
+        if done.tableless:
+            self._tableless = True
+        if done.backward is not None:
+            self._backward = done.backward
+        return done.count
 
     def _ryser_locations(self) -> tuple[int, np.ndarray] | None:
-        """The programme's count and ``[n_cards, n_players]`` location counts by Ryser's
-        formula (each free card's sum with its linear form narrowed to one player's
-        slots; the fixed cards with their slot's player), or None where it does not
-        apply or would take longer than the dense marginals
-        (:data:`_RYSER_MARGINAL_SHARE`)."""
+        """The programme's count and location counts by Ryser's formula, or None where
+        the planner does not take it (:func:`.plan.ryser_locations`)."""
         history = self.history
         players = history.players
         owner_of = [players.index(o) if o is not None else -1 for o in history.slot_owner]
-        call = self._ryser_call(_RYSER_MARGINAL_SHARE, owner_of)
-        if call is None:
-            return None
-        count, sums = call
-        assert sums is not None
-        n = len(players)
-        wide = self._width() != "narrow"
-        result = np.zeros((len(history.deck), n), dtype=object if wide else np.int64)
-        for index, table in enumerate(self.tables):
-            for k in table.free:
-                card = table.cards[k]
-                for p in range(n):
-                    result[card, p] = sums[(index * 4 + k) * n + p]
-        for card, slot in self.fixed.items():
-            if owner_of[slot] >= 0:
-                result[card, owner_of[slot]] = count
-        return count, result
-
-    def _memory_need(self, wanted: list[int], width: str, keep_backward: bool) -> int:
-        """The bytes the dense programme's tables would take."""
-        entry = {"narrow": 8, "wide": 16}.get(width, 48)  # a Python integer and its slot
-        n = len(self.tables)
-        # The wanted tables go last (_kernel_order): two tables for each, ten more.
-        kept = 2 * n + 8 if keep_backward else 2 * len(wanted) + 10
-        if not self._use_kernel(width):
-            kept = 2 * n + 4  # the NumPy path keeps every forward table
-        return self._size * entry * kept
-
-    def _check_memory(self, need: int, limit: int, count_only: bool = False) -> None:
-        """Refuse (:class:`ModelTooLargeError`) a programme whose tables would take
-        ``need`` bytes, more than ``limit`` (the one in force, :func:`memory_in_force`),
-        before they are allocated.  For a count alone (``count_only``), the message also
-        says what Ryser's formula would take, where it applies: it was over its budget."""
-        if need > limit:
-            ones = sum(1 for c in self.cap if c == 1)
-            formula = ""
-            work = self._ryser_work() if count_only and self.options.ryser is None else None
-            if work is not None:
-                formula = (
-                    f"; Ryser's formula, without tables, would take {work:,} steps, above "
-                    f"its budget of {_RYSER_UNFIT_WORK:,} where the tables do not fit "
-                    f"(counting.options(ryser=True) takes it without a budget)"
-                )
-            raise ModelTooLargeError(
-                f"exact counting here needs tables of {self._size:,} entries "
-                f"({len(self.cap)} dimensions, {ones} of them of capacity 1: unseen draws), "
-                f"about {readable_bytes(need)}, above the limit of {readable_bytes(limit)} "
-                f"(counting.options(memory_limit=...), KWARTET_MEMORY_LIMIT in bytes; "
-                f"by default what memory is free){formula}"
-            )
-
-    def _kernel_order(
-        self, wanted: list[int]
-    ) -> tuple[list[FamilyPoly], list[int], list[tuple[FamilyPoly, FamilyPoly]]]:
-        """The tables in the order the kernel multiplies them, the positions of the wanted
-        ones there, and the (copy, representative) pairs whose marginals are the same.
-
-        Families with the same table have the same marginals (the others leave each the
-        same rest): one of each is asked for, placed last, so that the backward products
-        stop early.  The order of the product does not matter."""
-        tables = self.tables
-        copies: list[tuple[FamilyPoly, FamilyPoly]] = []
-        if not wanted:
-            return tables, wanted, copies
-        first_of: dict[bytes, FamilyPoly] = {}
-        others = []
-        for position in wanted:
-            table = tables[position]
-            representative = first_of.setdefault(table.signature, table)
-            if representative is not table:
-                copies.append((table, representative))
-                others.append(table)
-        wanted_set = set(wanted)
-        unwanted = [t for i, t in enumerate(tables) if i not in wanted_set]
-        tables = unwanted + others + list(first_of.values())
-        return tables, list(range(len(tables) - len(first_of), len(tables))), copies
-
-    def _run_residues(self, wanted: list[int]) -> int | None:
-        """The programme beyond 2^127 in the kernel: the factored products modulo primes
-        below 2^62 whose product exceeds the bound, joined by the Chinese remainder
-        theorem (every answer is at most the bound, so the joined residues are exact);
-        None where a family has no factored form."""
-        assert _kernel is not None
-        tables, wanted, copies = self._kernel_order(wanted)
-        families = []
-        for table in tables:
-            rows = table.factored_rows(_RESIDUE_TERM_LIMIT)
-            if rows is None:
-                return None
-            families.append((sum(1 << i for i in table.free), rows, table.vectors))
-        primes = primes_beyond(self.bound)
-        width = 4 * self.n_slots
-        counts = []
-        outputs: list[list[np.ndarray]] = [[] for _ in wanted]
-        for prime in primes:
-            requests = []
-            for j, position in enumerate(wanted):
-                out = np.zeros(width, dtype=np.int64)
-                outputs[j].append(out)
-                requests.append((position, None, out))
-            counts.append(
-                _kernel.factored(self.cap, self._dim_key, families, requests, False, None, prime)
-            )
-        count = join_residues(counts, primes)
-        if wanted:
-            origins = self._origin_array(True)
-            for position, residues in zip(wanted, outputs, strict=True):
-                columns = [r.view(np.uint64).tolist() for r in residues]
-                values = [join_residues(list(v), primes) for v in zip(*columns, strict=True)]
-                first = tables[position].cards[0]
-                origins[first : first + 4] = np.array(values, dtype=object).reshape(4, self.n_slots)
-            for table, representative in copies:
-                first, source = table.cards[0], representative.cards[0]
-                origins[first : first + 4] = origins[source : source + 4]
-        return count
-
-    def _run_kernel(self, wanted: list[int], width: str, keep_backward: bool) -> int:
-        """The programme in the kernel: on maps of the reachable states where they pay
-        (:meth:`_run_sparse`; they keep within the memory limit themselves), else on the
-        dense tables, refused (:meth:`_check_memory`) before they are allocated."""
-        assert _kernel is not None
-        wide = width == "wide"
-        need = self._memory_need(wanted, width, keep_backward)  # before the reordering
-        copies: list[tuple[FamilyPoly, FamilyPoly]] = []
-        if keep_backward:
-            tables = self.tables
-        else:
-            tables, wanted, copies = self._kernel_order(wanted)
-        polys = [(t.vectors, t.weights) for t in tables]
-        requests = []
-        if wanted and not wide:
-            # The kernel writes each family's four rows straight into the table.
-            origins = self._origin_array(False)
-            for position in wanted:
-                table = tables[position]
-                first = table.cards[0]
-                requests.append((position, table.card_slot, origins[first : first + 4]))
-        elif wanted:
-            outputs = []
-            for position in wanted:
-                table = tables[position]
-                out = np.empty(2 * table.card_slot.shape[1], dtype=np.int64)
-                outputs.append(out)
-                requests.append((position, table.card_slot, out))
-        count = None
-        limit = memory_in_force(self.options)  # read once (by default it reads /proc/meminfo)
-        if not keep_backward:
-            count = self._run_sparse(tables, polys, requests, wide, need <= limit, limit)
-        if count is None:
-            self._check_memory(need, limit, count_only=not wanted and not keep_backward)
-        backward = None
-        if keep_backward:
-            backward = np.empty((len(tables) + 1) * self._size, dtype=np.int64)
-        if count is None:
-            plan = self._factored_plan(tables)
-            if plan is None:
-                count = _kernel.programme(self.cap, polys, requests, wide, backward)
-            else:
-                families = [
-                    (table.vectors, table.weights) if entry is None else entry
-                    for table, entry in zip(tables, plan, strict=True)
-                ]
-                mixed = [
-                    (position, None if plan[position] is not None else card_slot, out)
-                    for position, card_slot, out in requests
-                ]
-                count = _kernel.factored(self.cap, self._dim_key, families, mixed, wide, backward)
-        if backward is not None:
-            shape = tuple(c + 1 for c in self.cap)
-            self._backward = list(backward.reshape((len(tables) + 1, *shape)))
-        if wanted and wide:
-            origins = self._origin_array(True)
-            for position, out in zip(wanted, outputs, strict=True):
-                half = len(out) // 2
-                low = out[:half].view(np.uint64).astype(object)
-                high = out[half:].view(np.uint64).astype(object)
-                first = tables[position].cards[0]
-                origins[first : first + 4] = ((high << 64) | low).reshape(4, self.n_slots)
-        for table, representative in copies:
-            first, source = table.cards[0], representative.cards[0]
-            origins[first : first + 4] = origins[source : source + 4]
-        return int(count)
-
-    def _run_sparse(
-        self,
-        tables: list[FamilyPoly],
-        polys: list[tuple[np.ndarray, np.ndarray]],
-        requests: list[Any],
-        wide: bool,
-        fits: bool,
-        limit: int,
-    ) -> int | None:
-        """The programme on maps of the reachable states (see the options' ``sparse``), or None
-        where it is not tried or would take longer than the dense tables.  Where these
-        do not fit in memory (not ``fits``: the count is refused if the maps give up), the
-        maps get :data:`_SPARSE_UNFIT_WORK` of work and as many states as the memory
-        ``limit`` (bytes) allows, so that a refusal comes within a second or two.
-
-        The budget is a tenth of the dense tables' work: their size times, per family,
-        its passes (the fewer of its use vectors and, with draws, its factored form's
-        passes; without draws at most :data:`_SPARSE_PASSES`), twice that for marginals.
-        Where it runs out, the dense tables lose at most about a fifth of their time.
-        The public worlds after two draws or more (:data:`_SPARSE_PUBLIC_SHARE`) reach
-        most of their box, nobody's hand being known (random fish games: a third of the
-        states, and the maps never finished within the budget): there it is a hundredth,
-        which spares them most of that loss and still lets small reachable sets through.  A
-        map holds at most half the dense table's entries (a state takes about four times
-        an entry's memory, and a few maps live at a time where the dense programme keeps
-        ten tables or more): the maps take about as much memory as the dense tables at
-        most."""
-        assert _kernel is not None
-        size = self._size
-        if self.options.sparse is False or (
-            self.options.sparse is None and size < _SPARSE_MIN_SIZE
-        ):
-            return None
-        budget, max_states = 1 << 62, size
-        if self.options.sparse is None:
-            draws = self._many_draws()
-            passes = 0
-            for table in tables:
-                form = table.factored if draws else None
-                passes += min(len(table.weights), form[2] if form else _SPARSE_PASSES)
-            share = _SPARSE_PUBLIC_SHARE if draws and not self.viewers else _SPARSE_SHARE
-            budget = size * passes * (2 if requests else 1) // share
-            max_states = size // _SPARSE_DENSITY
-            if not fits:  # the maps or nothing: all the states memory allows, in time
-                budget, max_states = _SPARSE_UNFIT_WORK, size
-        # A state of a map takes its key and count, twice over for the hashing, in a
-        # few maps at a time; a map starts with room for 16.
-        room = limit // 128
-        if room < 16:
-            return None
-        max_states = min(max_states, room)
-        count: int | None = _kernel.sparse(self.cap, polys, requests, wide, budget, max_states)
-        return count
-
-    def _many_draws(self) -> bool:
-        """Whether the tables have two or more dimensions of capacity 1 (unseen draws):
-        there the use-vector products run in rows of two entries, and the factored form
-        and deferred marginals pay; elsewhere the boxes of the use-vector products prune
-        more than dense passes save."""
-        return sum(1 for c in self.cap if c == 1) >= 2
-
-    def _factored_plan(
-        self, tables: list[FamilyPoly]
-    ) -> list[tuple[int, np.ndarray, np.ndarray] | None] | None:
-        """Per table, its factored form for the kernel (or None: its use vectors), or
-        None for no factored form at all (see the options' ``factored``)."""
-        if self.options.factored is False:
-            return None
-        if self.options.factored is None and (
-            self._size < _FACTOR_MIN_SIZE or not self._many_draws()
-        ):
-            return None
-        plan: list[tuple[int, np.ndarray, np.ndarray] | None] = []
-        for table in tables:
-            form = table.factored
-            if form is None or (self.options.factored is None and form[2] >= len(table.weights)):
-                plan.append(None)
-            else:
-                plan.append((form[0], form[1], table.vectors))
-        if all(entry is None for entry in plan):
-            return None
-        return plan
+        return plan.ryser_locations(
+            self.programme, self.options, owner_of, self.fixed, len(history.deck)
+        )
 
     def _origin_array(self, wide: bool) -> np.ndarray:
         if self._origins is None:
             dtype: type = object if wide else np.int64
             self._origins = np.zeros((len(self.history.deck), self.n_slots), dtype=dtype)
         return self._origins
-
-    def _run_numpy(self, wanted: list[int], width: str, keep_backward: bool) -> int:
-        """The same programme in NumPy: int64 arithmetic (exact modulo 2^64, see the
-        module's text) for narrow counts, Python integers otherwise."""
-        dtype: type = np.int64 if width == "narrow" else object
-        shape = tuple(c + 1 for c in self.cap)
-
-        def unit() -> np.ndarray:
-            array: np.ndarray = np.zeros(shape, dtype=dtype)
-            array[(0,) * len(shape)] = 1
-            return array
-
-        def multiply(array: np.ndarray, table: FamilyPoly) -> np.ndarray:
-            result: np.ndarray = np.zeros(shape, dtype=dtype)
-            for vector, weight in zip(table.vector_tuples, table.weights.tolist(), strict=True):
-                if any(k > c for k, c in zip(vector, self.cap, strict=True)):
-                    continue
-                target = tuple(slice(k, None) for k in vector)
-                source = tuple(slice(0, c + 1 - k) for k, c in zip(vector, self.cap, strict=True))
-                result[target] += weight * array[source]
-            return result
-
-        with np.errstate(over="ignore"):
-            forward = [unit()]
-            for table in self.tables:
-                forward.append(multiply(forward[-1], table))
-            count = forward[-1][self.cap]
-            if not wanted and not keep_backward:
-                return int(count)
-            backward = [unit()]
-            first = 0 if keep_backward else min(wanted)
-            for table in reversed(self.tables[first:]):
-                backward.append(multiply(backward[-1], table))
-            backward.reverse()  # backward[i]: the tables from position first + i on
-            if keep_backward:
-                self._backward = backward
-            origins = self._origin_array(width != "narrow")
-            for position in wanted:
-                table = self.tables[position]
-                head = forward[position]
-                tail = backward[position + 1 - first][tuple(slice(None, None, -1) for _ in shape)]
-                rest = []
-                for vector in table.vector_tuples:
-                    if any(k > c for k, c in zip(vector, self.cap, strict=True)):
-                        rest.append(0)
-                        continue
-                    upto = tuple(slice(0, c + 1 - k) for k, c in zip(vector, self.cap, strict=True))
-                    start = tuple(slice(k, None) for k in vector)
-                    rest.append((head[upto] * tail[start]).sum())
-                rest_array: np.ndarray = np.array(rest, dtype=dtype)
-                values = rest_array @ table.card_slot.astype(dtype)
-                origins[list(table.cards)] = values.reshape(4, self.n_slots)
-        return int(count)
 
     def _run_backward(self) -> list[np.ndarray]:
         """The backward tables: entry ``[i][v]`` counts the ways of tables ``i..`` to use
@@ -1069,7 +488,7 @@ class WorldCounter:
     def table_size(self) -> int:
         """Entries of one dense table of the programme (the product of the capacities
         plus one): what the dense algorithm's memory and time grow with."""
-        return self._size
+        return self.programme.size
 
     def corrections(self) -> list[WorldCounter]:
         """The counters whose worlds this one's count corrects by (the worlds where every
@@ -1196,7 +615,7 @@ class WorldCounter:
         return self._origins
 
     def _finish_origins(self) -> None:
-        origins = self._origin_array(self._width() != "narrow")
+        origins = self._origin_array(self.programme.width != "narrow")
         for card, slot in self.fixed.items():
             origins[card, slot] = self.programme_count
         self._origins = self._corrected(origins, WorldCounter.origin_table)
@@ -1386,7 +805,7 @@ class WorldCounter:
         """
         if self.count == 0:
             raise ValueError("no world is possible")
-        if self._width() != "narrow":  # weights beyond int64: one world at a time
+        if self.programme.width != "narrow":  # weights beyond int64: one world at a time
             rows = [self.sample(rng) for _ in range(n)]
             result = np.full((n, len(self.history.deck)), -1, dtype=np.int64)
             for i, origins in enumerate(rows):

@@ -39,9 +39,8 @@ def _answers(history, viewers, mode, monkeypatch, *, backward: bool = False):
     counter = WorldCounter(history, viewers, marginals=True, options=options)
     origins = counter.origin_counts()
     tables = None
-    if backward and counter.count and counter._width() == "narrow":
-        counter._run([], keep_backward=True)
-        tables = [np.asarray(t).copy() for t in counter._backward or []]
+    if backward and counter.count and counter.programme.width == "narrow":
+        tables = [np.asarray(t).copy() for t in counter.backward_tables()]
     return counter.count, origins, tables
 
 
@@ -197,17 +196,19 @@ def test_counts_beyond_the_kernel_widths_are_joined_from_residues_exactly(
     exact = WorldCounter(history, viewers, marginals=True)
     origins = exact.origin_counts()
     calls = []
-    original = counting.WorldCounter._run_residues
+    original = counting.residues.residue_count
 
-    def spy(self, wanted):
-        calls.append(len(_small_primes_beyond(self.bound)))
-        return original(self, wanted)
+    def spy(programme, wanted, origins):
+        calls.append(len(_small_primes_beyond(programme.bound)))
+        return original(programme, wanted, origins)
 
     counting_options(factored=True)  # (by default: with draws only)
-    monkeypatch.setattr(counting.counter, "_NARROW", 2)
-    monkeypatch.setattr(counting.counter, "_WIDE", 2)
-    monkeypatch.setattr(counting.counter, "primes_beyond", _small_primes_beyond)
-    monkeypatch.setattr(counting.WorldCounter, "_run_residues", spy)
+    monkeypatch.setattr(counting.programme, "_NARROW", 2)
+    monkeypatch.setattr(counting.programme, "_WIDE", 2)
+    monkeypatch.setattr(counting.ryser, "_NARROW", 2)
+    for module in (counting.residues, counting.ryser, counting.plan):
+        monkeypatch.setattr(module, "primes_beyond", _small_primes_beyond)
+    monkeypatch.setattr(counting.plan, "residue_count", spy)
     joined = WorldCounter(history, viewers, marginals=True)
     assert joined.count == exact.count
     assert (joined.origin_counts() == origins).all()

@@ -47,7 +47,7 @@ class _Spy:
         self.results: list[int | None] = []
         self.moduli: list[int] = []
         self.estimates: list[int | None] = []
-        kernel = counting.counter._kernel
+        kernel = counting.ryser._kernel
         original = kernel.ryser
 
         self.marginal_results: list[int | None] = []
@@ -67,7 +67,7 @@ class _Spy:
             if not name.startswith("_"):
                 setattr(proxy, name, getattr(kernel, name))
         proxy.ryser = spy
-        monkeypatch.setattr(counting.counter, "_kernel", proxy)
+        monkeypatch.setattr(counting.ryser, "_kernel", proxy)
 
 
 def _arithmetic(monkeypatch, arithmetic: str) -> None:
@@ -76,22 +76,24 @@ def _arithmetic(monkeypatch, arithmetic: str) -> None:
     theorem, as beyond 2^128), "small primes" (many residues modulo primes from 101) or
     "mixed" (2^128 and one prime joined)."""
     if arithmetic == "128":
-        monkeypatch.setattr(counting.counter, "_NARROW", 2)  # every count takes 128-bit arithmetic
+        # every count takes 128-bit arithmetic
+        monkeypatch.setattr(counting.programme, "_NARROW", 2)
+        monkeypatch.setattr(counting.ryser, "_NARROW", 2)
     elif arithmetic == "primes":
         monkeypatch.setattr(
-            WorldCounter, "_ryser_moduli", lambda self, twos: numbers.primes_beyond(self.bound)
+            counting.ryser, "moduli", lambda bound, twos: numbers.primes_beyond(bound)
         )
     elif arithmetic == "small primes":  # several residues joined, even for small counts
         monkeypatch.setattr(
-            WorldCounter, "_ryser_moduli", lambda self, twos: _small_primes_beyond(self.bound)
+            counting.ryser, "moduli", lambda bound, twos: _small_primes_beyond(bound)
         )
     elif arithmetic == "mixed":
         first = numbers.primes_beyond(1)
 
-        def mixed(self, twos: int) -> list[int]:
-            return [1 << 128, *first] if twos < 128 else numbers.primes_beyond(self.bound)
+        def mixed(bound: int, twos: int) -> list[int]:
+            return [1 << 128, *first] if twos < 128 else numbers.primes_beyond(bound)
 
-        monkeypatch.setattr(WorldCounter, "_ryser_moduli", mixed)
+        monkeypatch.setattr(counting.ryser, "moduli", mixed)
 
 
 ARITHMETIC = ["64", "128", "primes", "small primes", "mixed"]
@@ -248,7 +250,7 @@ def _rows(*rows: tuple[int, int, int, int, int]) -> np.ndarray:
 def test_known_answers_of_the_formula() -> None:
     """Ryser's sum is the number of worlds times the product of the capacities'
     factorials."""
-    ryser = counting.counter._kernel.ryser
+    ryser = counting.ryser._kernel.ryser
     everywhere = 0b11
     # Two free cards, two draws: 2 worlds (either order).
     assert ryser((1, 1), [(0b0011, _rows((1, everywhere, everywhere, 0, 0)))], False, 1 << 40) == 2
@@ -273,7 +275,7 @@ def test_known_answers_of_the_formula() -> None:
 def test_known_answers_of_the_location_sums() -> None:
     """With owners, each free card's sum per owner: the worlds with the card there,
     times the factorials (low words, then high words in 128-bit arithmetic)."""
-    ryser = counting.counter._kernel.ryser
+    ryser = counting.ryser._kernel.ryser
     # Two free cards, two draws, one each for players 0 and 1: each card is with each
     # player in 1 of the 2 worlds.
     out = np.zeros(4 * 2, dtype=np.uint64)
@@ -316,10 +318,10 @@ def test_random_allowed_sets_against_brute_force() -> None:
                 used = np.bincount(np.array(origins, dtype=np.int64), minlength=n_slots)
                 expected += used.tolist() == caps
         scale = math.prod(math.factorial(c) for c in caps)
-        got = counting.counter._kernel.ryser(tuple(caps), families, True, 1 << 40)
+        got = counting.ryser._kernel.ryser(tuple(caps), families, True, 1 << 40)
         assert got == expected * scale % (1 << 128)
         for prime in (3, 101, numbers._PRIMES[0]):  # Montgomery arithmetic modulo primes
-            residue = counting.counter._kernel.ryser(
+            residue = counting.ryser._kernel.ryser(
                 tuple(caps), families, True, 1 << 40, None, None, -1, prime
             )
             assert residue == expected * scale % prime
@@ -329,7 +331,7 @@ def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> Non
     game = _fish_game(4, 3, 12, 1)
     history = public_history(game)
     dense = _dense(history, [], monkeypatch)
-    monkeypatch.setattr(counting.counter, "_RYSER_SHARE", 0)  # a budget of 0
+    monkeypatch.setattr(counting.plan, "_RYSER_SHARE", 0)  # a budget of 0
     spy = _Spy(monkeypatch)
     counter = WorldCounter(history)
     assert spy.results and all(r is None for r in spy.results)
@@ -350,13 +352,13 @@ def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(
     dense = _dense(history, viewers, monkeypatch, marginals=True)
     expected = dense.location_table()
     counting_options(sparse=False)
-    monkeypatch.setattr(counting.counter, "_RYSER_SHARE", 0)  # only the unfit budget lets it run
-    monkeypatch.setattr(counting.counter, "_RYSER_MARGINAL_SHARE", 0)
+    monkeypatch.setattr(counting.plan, "_RYSER_SHARE", 0)  # only the unfit budget lets it run
+    monkeypatch.setattr(counting.plan, "_RYSER_MARGINAL_SHARE", 0)
     if not sums:
         monkeypatch.setattr(WorldCounter, "_ryser_locations", lambda self: None)
     spy = _Spy(monkeypatch)
     # Below what the dense tables need for a count, above what the formula's take.
-    limit = dense._memory_need([], dense._width(), False) // 2
+    limit = dense.programme.memory_need(0, dense.programme.width, False, in_kernel=True) // 2
     with counting.memory_limit(limit):
         counter = WorldCounter(history, viewers)
         assert counter.count == dense.count
@@ -372,7 +374,7 @@ def test_where_the_dense_tables_do_not_fit_the_formula_counts_without_them(
 
 
 def test_the_kernel_refuses_malformed_calls() -> None:
-    ryser = counting.counter._kernel.ryser
+    ryser = counting.ryser._kernel.ryser
     rows = _rows((1, 1, 1, 0, 0))
     for modulus in (2, 1, 1 << 62, (1 << 62) + 1):
         with pytest.raises(ValueError, match="modulus"):
@@ -454,15 +456,15 @@ def test_the_work_alone_is_the_least_budget_it_runs_on(draws: int, seed: int) ->
     """A negative budget gives the kernel's work without doing it: exactly the least
     budget on which the sum is taken (one less, and it gives up)."""
     counter = WorldCounter(public_history(_fish_game(4, 3, draws, seed)))
-    inputs = counter._ryser_inputs()
+    inputs = counting.ryser.RyserSums.of(counter.programme)
     assert inputs is not None
-    _, caps, _, _, families, moduli = inputs
+    caps, families, moduli = inputs.caps, inputs.families, inputs.moduli
     wide = moduli[0] == 1 << 128
-    work = counting.counter._kernel.ryser(caps, families, wide, -1)
+    work = counting.ryser._kernel.ryser(caps, families, wide, -1)
     assert isinstance(work, int) and work > 0
-    assert counting.counter._kernel.ryser(caps, families, wide, work) is not None
-    assert counting.counter._kernel.ryser(caps, families, wide, work - 1) is None
-    assert counter._ryser_work() == work * len(moduli)
+    assert counting.ryser._kernel.ryser(caps, families, wide, work) is not None
+    assert counting.ryser._kernel.ryser(caps, families, wide, work - 1) is None
+    assert counting.plan.ryser_work(counter.programme, counter.options) == work * len(moduli)
 
 
 def test_the_merged_draws_get_no_more_time_than_the_formula_would_take(monkeypatch) -> None:
@@ -473,18 +475,18 @@ def test_the_merged_draws_get_no_more_time_than_the_formula_would_take(monkeypat
     the count is still the dense tables'."""
     history = public_history(_fish_game(4, 3, 12, 1))
     budgets: list[int] = []
-    original = counting.counter.staged_count
+    original = counting.plan.staged_count
 
     def spy(tables, dims, cap, max_states, max_work=1 << 62, max_bound=1 << 62):
         budgets.append(max_work)
         return original(tables, dims, cap, max_states, max_work, max_bound)
 
-    monkeypatch.setattr(counting.counter, "staged_count", spy)
-    monkeypatch.setattr(counting.counter, "_RYSER_FIRST_WORK", 0)
+    monkeypatch.setattr(counting.plan, "staged_count", spy)
+    monkeypatch.setattr(counting.plan, "_RYSER_FIRST_WORK", 0)
     counter = WorldCounter(history)
-    work = counter._ryser_work()
+    work = counting.plan.ryser_work(counter.programme, counter.options)
     assert work is not None
-    assert budgets == [work // (counting.counter._STAGED_UNIT * len(counter.cap))]
+    assert budgets == [work // (counting.plan._STAGED_UNIT * len(counter.cap))]
     assert counter._tableless
     assert counter.count == _dense(history, [], monkeypatch).count
 
@@ -493,11 +495,11 @@ def test_where_the_formula_is_cheap_the_merged_draws_are_not_tried(monkeypatch) 
     """Ryser's formula goes first where its work is at most ``_RYSER_FIRST_WORK``."""
     history = public_history(_fish_game(4, 3, 12, 1))
     calls: list[int] = []
-    original = counting.counter.staged_count
+    original = counting.plan.staged_count
     monkeypatch.setattr(
-        counting.counter, "staged_count", lambda *a, **k: calls.append(1) or original(*a, **k)
+        counting.plan, "staged_count", lambda *a, **k: calls.append(1) or original(*a, **k)
     )
-    monkeypatch.setattr(counting.counter, "_RYSER_FIRST_WORK", 1 << 62)
+    monkeypatch.setattr(counting.plan, "_RYSER_FIRST_WORK", 1 << 62)
     spy = _Spy(monkeypatch)
     counter = WorldCounter(history)
     assert not calls and spy.results and spy.results[0] is not None
@@ -510,7 +512,7 @@ def test_a_refused_count_says_what_the_formula_would_take(monkeypatch, counting_
     budget; lifted, the formula gives the dense tables' count."""
     history = public_history(_fish_game(4, 3, 12, 1))
     expected = _dense(history, [], monkeypatch).count
-    monkeypatch.setattr(counting.counter, "_RYSER_UNFIT_WORK", 1000)
+    monkeypatch.setattr(counting.plan, "_RYSER_UNFIT_WORK", 1000)
     # 4 MiB: the dense tables (160 MiB) do not fit, the formula's own tables do.
     with counting.memory_limit(1 << 22), pytest.raises(kw.ModelTooLargeError) as refusal:
         WorldCounter(history)
@@ -518,7 +520,7 @@ def test_a_refused_count_says_what_the_formula_would_take(monkeypatch, counting_
     assert "Ryser's formula, without tables, would take " in message
     steps = int(message.split("would take ")[1].split(" steps")[0].replace(",", ""))
     counter = WorldCounter(history)  # no limit: the same work, now within its budget
-    assert steps == counter._ryser_work() > 1000
+    assert steps == counting.plan.ryser_work(counter.programme, counter.options) > 1000
     assert "counting.options(ryser=True)" in message
     counting_options(ryser=True)
     with counting.memory_limit(1 << 22):
@@ -539,16 +541,19 @@ def test_a_lone_holders_draws_are_merged_though_the_formula_is_cheaper_than_the_
     history.extend(record[:cut], settled=not isinstance(record[cut], kw.events.QuartetExposed))
     assert len(history.draw_slots) == 20
     answers: list[int | None] = []
-    original = counting.counter.staged_count
+    original = counting.plan.staged_count
 
     def spy(*args, **kwargs):
         answers.append(original(*args, **kwargs))
         return answers[-1]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(counting.counter, "staged_count", spy)
+        patch.setattr(counting.plan, "staged_count", spy)
         counter = WorldCounter(history)
-        assert counter._ryser_work() > counting.counter._RYSER_FIRST_WORK
+        assert (
+            counting.plan.ryser_work(counter.programme, counter.options)
+            > counting.plan._RYSER_FIRST_WORK
+        )
         assert answers and answers[0] is not None
         with counting.options(staged=False, ryser=True):
             assert counter.count == WorldCounter(history).count

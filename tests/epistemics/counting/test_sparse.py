@@ -30,7 +30,7 @@ class _Spy:
 
     def __init__(self, monkeypatch) -> None:
         self.results: list[int | None] = []
-        kernel = counting.counter._kernel
+        kernel = counting.sparse._kernel
         original = kernel.sparse
 
         def spy(*args):
@@ -43,7 +43,7 @@ class _Spy:
             if not name.startswith("_"):
                 setattr(proxy, name, getattr(kernel, name))
         proxy.sparse = spy
-        monkeypatch.setattr(counting.counter, "_kernel", proxy)
+        monkeypatch.setattr(counting.sparse, "_kernel", proxy)
 
 
 @pytest.mark.parametrize("wide", [False, True])
@@ -63,7 +63,7 @@ def test_sparse_programme_equals_the_dense_tables(
         return
     history, viewers = position
     if wide:
-        monkeypatch.setattr(counting.counter, "_NARROW", 2)  # every count takes the 128-bit tables
+        monkeypatch.setattr(counting.programme, "_NARROW", 2)  # every count: 128-bit tables
     count, origins = _answers(history, viewers, False, monkeypatch)
     spy = _Spy(monkeypatch)
     sparse = _answers(history, viewers, True, monkeypatch)
@@ -121,7 +121,7 @@ def test_over_budget_it_gives_up_and_the_dense_tables_answer(monkeypatch) -> Non
     history = public_history(game)
     viewers = viewer_infos(game, 1)
     dense = _answers(history, viewers, False, monkeypatch)
-    monkeypatch.setattr(counting.counter, "_SPARSE_SHARE", 1 << 62)  # a budget of 0
+    monkeypatch.setattr(counting.plan, "_SPARSE_SHARE", 1 << 62)  # a budget of 0
     spy = _Spy(monkeypatch)
     count, origins = _answers(history, viewers, None, monkeypatch)
     assert spy.results and all(r is None for r in spy.results)
@@ -137,10 +137,10 @@ def test_maps_beyond_their_limit_give_up(monkeypatch, counting_options) -> None:
     counter = WorldCounter(history, viewers)
     polys = [(t.vectors, t.weights) for t in counter.tables]
     wide = counter.bound >= 1 << 63
-    exact = counting.counter._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 1 << 40)
+    exact = counting.sparse._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 1 << 40)
     assert exact == counter.count
-    assert counting.counter._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 100) is None
-    monkeypatch.setattr(counting.counter, "_SPARSE_DENSITY", counter._size // 16)  # 16 states
+    assert counting.sparse._kernel.sparse(counter.cap, polys, [], wide, 1 << 62, 100) is None
+    monkeypatch.setattr(counting.plan, "_SPARSE_DENSITY", counter.table_size // 16)  # 16 states
     counting_options(ryser=False)  # it would count without maps
     spy = _Spy(monkeypatch)
     assert WorldCounter(history, viewers).count == counter.count
@@ -153,18 +153,18 @@ def test_states_beyond_63_bits_are_left_to_the_dense_tables() -> None:
     vectors = np.eye(32, dtype=np.int64)
     weights = np.ones(32, dtype=np.int64)
     polys = [(vectors, weights), (vectors, weights)]
-    assert counting.counter._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) is None
+    assert counting.sparse._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) is None
     # 31 of them fit: two families of one unit vector each fill two of 31 slots only.
     cap = (1,) * 31
     vectors = np.eye(31, dtype=np.int64)
     weights = np.ones(31, dtype=np.int64)
     polys = [(vectors, weights), (vectors, weights)]
-    assert counting.counter._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 0
+    assert counting.sparse._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 0
     cap = (1, 1)
     vectors = np.eye(2, dtype=np.int64)
     polys = [(vectors, np.ones(2, dtype=np.int64))] * 2
     assert (
-        counting.counter._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 2
+        counting.sparse._kernel.sparse(cap, polys, [], False, 1 << 40, 1 << 40) == 2
     )  # either order
 
 
@@ -172,17 +172,17 @@ def test_the_kernel_refuses_malformed_calls() -> None:
     vectors = np.zeros((1, 2), dtype=np.int64)
     weights = np.ones(1, dtype=np.int64)
     with pytest.raises(ValueError, match="polys"):
-        counting.counter._kernel.sparse(
+        counting.sparse._kernel.sparse(
             (1, 1), [(vectors,), (vectors, weights)], [], False, 100, 100
         )
     with pytest.raises(ValueError, match="wanted"):
-        counting.counter._kernel.sparse(
+        counting.sparse._kernel.sparse(
             (1, 1), [(vectors, weights)] * 2, [(5, None, None)], False, 100, 100
         )
     out = np.zeros(1, dtype=np.int64)
     card_slot = np.zeros(1, dtype=np.int64)
     with pytest.raises(ValueError, match="wanted"):
-        counting.counter._kernel.sparse(
+        counting.sparse._kernel.sparse(
             (1, 1),
             [(vectors, weights)] * 2,
             [(0, card_slot, out), (0, card_slot, out)],

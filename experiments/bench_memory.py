@@ -42,8 +42,10 @@ from pathlib import Path
 import numpy as np
 
 import kwartet_epistemic as kw
+from kwartet_epistemic import game as referee
 from kwartet_epistemic.epistemics import counting
 from kwartet_epistemic.files import atomic_write_text
+from kwartet_epistemic.symbolic import structure
 
 OUTPUT = Path(__file__).resolve().parent.parent / "paper" / "measurements" / "bench_memory.txt"
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -184,23 +186,26 @@ def knowledge_tournament(games: int, every_seconds: float = 0.25, seed: int = 1)
     return trace
 
 
-# The module-level caches of the library, by module and name, with their bound.
-CACHES: list[tuple[str, str, str]] = [
-    ("kwartet_epistemic.game", "_TABLES", "one per live deck (weak), 64 seatings each"),
-    ("kwartet_epistemic.game", "_PICKERS", "4,096 masks, then cleared"),
-    ("kwartet_epistemic.game", "_CHECKED_PLAYERS", "1,024 seatings, then cleared"),
-    ("kwartet_epistemic.symbolic.structure", "_PARSED", "512 texts, oldest dropped"),
-]
+# The library's module-level caches, by where they live: each reports (entries, bound).
+CACHE_REPORTS = {
+    "counting": counting.cache_sizes,
+    "game": referee.cache_sizes,
+    "structure": structure.cache_sizes,
+}
+
+
+def cache_table() -> dict[str, tuple[int, int]]:
+    """Every module-level cache now: entries and bound (0: bounded by the decks alive)."""
+    return {
+        f"{where}: {name}": sizes
+        for where, report in CACHE_REPORTS.items()
+        for name, sizes in report().items()
+    }
 
 
 def cache_sizes() -> dict[str, int]:
-    """Entries in each module-level cache now (modules not loaded are left out)."""
-    sizes = {f"counting: {name}": size for name, (size, _) in counting.cache_sizes().items()}
-    for module_name, name, _ in CACHES:
-        module = sys.modules.get(module_name)
-        if module is not None and hasattr(module, name):
-            sizes[f"{module_name.rsplit('.', 1)[-1]}.{name}"] = len(getattr(module, name))
-    return sizes
+    """Entries in each module-level cache now."""
+    return {name: size for name, (size, _) in cache_table().items()}
 
 
 NOISE_MIB = 4.0
@@ -282,14 +287,9 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         broken += check(trace, args.max_growth, args.max_rise)
     out(f"peak resident memory of the process: {peak_mib():.1f} MiB")
     out("module-level caches at the end (entries; bound):")
-    sizes = cache_sizes()
-    for name, (_, limit) in counting.cache_sizes().items():
-        key = f"counting: {name}"
-        out(f"  {key:<28} {sizes[key]:>7}   {limit:,} entries, then cleared")
-    for module_name, name, bound in CACHES:
-        key = f"{module_name.rsplit('.', 1)[-1]}.{name}"
-        if key in sizes:
-            out(f"  {key:<28} {sizes[key]:>7}   {bound}")
+    for name, (size, limit) in cache_table().items():
+        bound = f"{limit:,} entries at most" if limit else "one per deck alive"
+        out(f"  {name:<36} {size:>7}   {bound}")
     out(
         f"bounds: over the second half at most {args.max_growth} MiB per 1,000 games "
         f"(+ {NOISE_MIB} MiB), end <= start + {args.max_rise} MiB: "

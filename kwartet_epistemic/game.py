@@ -62,7 +62,15 @@ from kwartet_epistemic.events import (
 from kwartet_epistemic.record_format import RecordData, describe_action
 from kwartet_epistemic.rules import RuleSet
 
-__all__ = ["Ask", "DerivedCache", "Game", "PlayerView", "UnknownAskCardError", "parse_ask"]
+__all__ = [
+    "Ask",
+    "DerivedCache",
+    "Game",
+    "PlayerView",
+    "UnknownAskCardError",
+    "cache_sizes",
+    "parse_ask",
+]
 
 
 # RuleSet is frozen, so one shared default saves re-validating it for every game dealt.
@@ -71,6 +79,7 @@ _PUBLISHER_RULES = RuleSet()
 # Seatings that passed Game._check_players (names are immutable strings, so a seating once
 # valid stays valid).
 _CHECKED_PLAYERS: set[tuple[str, ...]] = set()
+_MAX_CHECKED = 1024
 
 
 # Seeds are kept in game records as JSON numbers, read back with at most 100 digits.
@@ -328,6 +337,21 @@ class _Tables:
 # id(deck) -> seating -> tables; an entry goes when its deck is garbage collected.
 _TABLES: dict[int, dict[tuple[str, ...], _Tables]] = {}
 _MAX_SEATINGS = 64  # per deck; seat rotations of a tournament stay far below this
+
+
+def cache_sizes() -> dict[str, tuple[int, int]]:
+    """The referee's module-level caches: each one's entries now, with its bound (the
+    shared tables: decks alive now, each with at most 64 seatings; the others are
+    cleared when full).
+
+    >>> all(size <= bound for size, bound in cache_sizes().values() if bound)
+    True
+    """
+    return {
+        "shared tables (decks alive)": (len(_TABLES), 0),
+        "ask pickers": (len(_PICKERS), _MAX_PICKERS),
+        "checked seatings": (len(_CHECKED_PLAYERS), _MAX_CHECKED),
+    }
 
 
 def _tables_for(deck: Deck, players: tuple[str, ...]) -> _Tables:
@@ -671,7 +695,7 @@ class Game:
                 )
         if len(set(names)) != len(names):
             raise GameSetupError(f"players {list(names)}: names must be unique")
-        if len(_CHECKED_PLAYERS) >= 1024:
+        if len(_CHECKED_PLAYERS) >= _MAX_CHECKED:
             _CHECKED_PLAYERS.clear()
         _CHECKED_PLAYERS.add(names)
         return names

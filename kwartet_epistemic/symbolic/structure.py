@@ -94,6 +94,7 @@ __all__ = [
     "KnowledgeStructure",
     "UnknownAgentError",
     "UnknownAtomError",
+    "cache_sizes",
 ]
 
 # A BDD node of either backend (dd.cudd.Function or dd.autoref.Function).
@@ -350,16 +351,33 @@ class _RecentByIdentity:
         entry = self._entries.get(id(formula))
         return entry[1] if entry is not None and entry[0] is formula else None
 
+    def __len__(self) -> int:
+        return len(self._entries)
+
     def put(self, formula: Formula, value: Any) -> None:
         if len(self._entries) >= self._capacity:
             self._entries.pop(next(iter(self._entries)))
         self._entries[id(formula)] = (formula, value)
 
 
-_PROGRAMS = _RecentByIdentity(512)
+_REMEMBERED_PROGRAMS = 512
+_PROGRAMS = _RecentByIdentity(_REMEMBERED_PROGRAMS)
 _PARSED: dict[str, Formula] = {}
 _REMEMBERED_TEXTS = 512
 _REMEMBERED_LENGTH = 10_000
+
+
+def cache_sizes() -> dict[str, tuple[int, int]]:
+    """The module-level caches of knowledge structures: each one's entries now, with its
+    bound (the oldest entry goes when full).
+
+    >>> all(size <= bound for size, bound in cache_sizes().values())
+    True
+    """
+    return {
+        "compiled formulas": (len(_PROGRAMS), _REMEMBERED_PROGRAMS),
+        "parsed texts": (len(_PARSED), _REMEMBERED_TEXTS),
+    }
 
 
 def _program_of(formula: Formula) -> _Program:

@@ -83,6 +83,7 @@ _SPARSE_UNFIT_WORK = 1 << 27  # its budget where the dense tables would not fit:
 _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
 _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entries
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
+_UNWEIGHED_NEED = 16 << 20  # smaller dense tables: not weighed against the memory free
 
 
 class Run:
@@ -322,7 +323,16 @@ def _run_in_kernel(
     asked = kernel_requests(tables, wanted, wide, origins)
     count: int | None = None
     backward = None
-    limit = memory_in_force(options)  # read once (by default it reads /proc/meminfo)
+    if (
+        options.memory_limit is None
+        and need <= _UNWEIGHED_NEED
+        and programme.size < _SPARSE_MIN_SIZE
+    ):
+        # What memory is free costs a file read, a tenth of a small count: tables of a
+        # few MiB are not weighed against it (a limit that is set always is).
+        limit = _UNWEIGHED_NEED
+    else:
+        limit = memory_in_force(options)  # read once (by default it reads /proc/meminfo)
     if not keep_backward:
         budget = _sparse_budget(programme, options, tables, bool(wanted), need <= limit, limit)
         if budget is not None:

@@ -171,13 +171,16 @@ class ExactKnowledge(_ViewFollower):
         """Take in the new events of ``view``."""
         _, fresh = self._new_events(view)
         state = self._state
-        if fresh or state is None or not state.continues(view):
-            self._state = EpistemicState(view, engine="counting")
-            counting = self._state.engine_named("counting")
-            assert isinstance(counting, CountingEngine)
-            self._counting = counting
-        else:
-            state.follow(view)
+        if not fresh and state is not None:
+            try:
+                state.follow(view)  # the usual case: the same game, a later view
+                return
+            except KwartetError:  # another game: a state of its own
+                pass
+        self._state = EpistemicState(view, engine="counting")
+        counting = self._state.engine_named("counting")
+        assert isinstance(counting, CountingEngine)
+        self._counting = counting
 
     @property
     def state(self) -> EpistemicState:

@@ -958,12 +958,13 @@ def family_probabilities(
         )
     viewers = tuple(viewers)
     matrix = np.full((len(history.deck), len(history.players)), np.nan)
+    in_force = current_options()
     if (
-        current_options().kernel
+        in_force.kernel
         and _kernel is not None
         and not history.game_goes_on_with_dead_cards()
         and not history.stuck_twins()
-        and _recount_fits(n_families)
+        and _recount_fits(n_families, in_force.memory_limit)
     ):
         count = _kernel.recount(
             history.capacity,
@@ -995,13 +996,12 @@ _WANTED_ROWS: dict[frozenset[int], tuple[list[int], np.ndarray]] = {}
 _RECOUNT_MAX_SIZE = 1 << 22  # the kernel's recount: tables of at most this many entries
 
 
-def _recount_fits(n_families: int) -> bool:
-    """Whether the kernel's one-call recount keeps within a memory limit that is set
-    (the options' ``memory_limit``): its tables (int64) are at most
+def _recount_fits(n_families: int, limit: int | None) -> bool:
+    """Whether the kernel's one-call recount keeps within ``limit``, the options'
+    ``memory_limit`` (None: none set): its tables (int64) are at most
     :data:`_RECOUNT_MAX_SIZE` entries, about two per family and ten more.  Below such a
     limit the :class:`WorldCounter` runs, which refuses before it allocates.  (The
     default limit, what memory is free, is not read here: it costs a file read.)"""
-    limit = current_options().memory_limit
     return limit is None or limit >= _RECOUNT_MAX_SIZE * 8 * (2 * n_families + 10)
 
 

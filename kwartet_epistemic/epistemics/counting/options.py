@@ -163,9 +163,16 @@ def set_process_default(**changes: Any) -> None:
     _DEFAULT[0] = _DEFAULT[0].replace(**changes)
 
 
+_last_derived: tuple[Any, Any, Any] = (None, None, None)
+
+
 def _derived(outer: CountingOptions, changes: dict[str, Any]) -> CountingOptions:
     """``outer`` with ``changes``, a memory limit never above the outer one (kept: an
     agent enters a block, with its memory limit, at every decision)."""
+    global _last_derived
+    last = _last_derived  # one read: another thread may replace it
+    if last[0] is outer and last[1] == changes:
+        return last[2]  # an agent's block again: no hashing of the options
     key = (outer, tuple(sorted(changes.items())))
     chosen = _DERIVED.get(key)
     if chosen is None:
@@ -177,6 +184,7 @@ def _derived(outer: CountingOptions, changes: dict[str, Any]) -> CountingOptions
         if len(_DERIVED) >= 256:
             _DERIVED.clear()
         _DERIVED[key] = chosen
+    _last_derived = (outer, changes, chosen)
     return chosen
 
 

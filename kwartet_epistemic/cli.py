@@ -506,11 +506,15 @@ def _parser() -> argparse.ArgumentParser:
         "grade",
         help="grade a student's agent file: seat-rotated games and a pass/fail bar",
         description="Load FILE (it must define a Policy subclass StudentAgent or a function "
-        "make_policy() returning a Policy), play it in seat-rotated games against the "
-        "opponents and print its win share with the 95%% interval; PASS when the interval's "
-        "lower end is above the bar. Exit status 0 on PASS, 1 on FAIL, 2 on bad input.",
+        "make_policy() returning a Policy) in a process of its own, play it in seat-rotated "
+        "games against the opponents and print its win share with the 95%% interval; PASS "
+        "when the interval's lower end is above the bar. With --calibrate, print instead "
+        "the win shares of the library's own agents in the student's seat on the same games "
+        "(FILE is then not needed). Exit status: 0 PASS, 1 FAIL, 2 bad command line, "
+        "3 no agent in the file, 4 the agent crashed, 5 a decision took too long, "
+        "6 an illegal ask, 7 the agent's process ended early, 8 refused by --own-work.",
     )
-    grade.add_argument("file", metavar="FILE", help="the student's agent, a .py file")
+    grade.add_argument("file", metavar="FILE", nargs="?", help="the student's agent, a .py file")
     grade.add_argument(
         "--against", default="defensive:facts", metavar="SPECS",
         help="one spec (three such opponents) or one spec per seat, comma-separated "
@@ -518,11 +522,26 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     grade.add_argument("--games", type=_positive, default=400, metavar="N", help="games (400)")
     grade.add_argument(
-        "--bar", type=float, default=0.25, metavar="SHARE",
-        help="pass when the 95%% interval's lower end is above SHARE (0.25)",
+        "--bar", type=float, default=None, metavar="SHARE",
+        help="pass when the 95%% interval's lower end is above SHARE (0.2)",
     )  # fmt: skip
-    grade.add_argument("--seed", type=_non_negative, default=1, metavar="N", help="seed (1)")
+    grade.add_argument(
+        "--seed", type=_non_negative, default=None, metavar="N",
+        help="seed of the games (default: a secret one, printed after the games)",
+    )  # fmt: skip
     grade.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes (1)")
+    grade.add_argument(
+        "--time-limit", type=float, default=2.0, metavar="SECONDS",
+        help="seconds a decision may take (2)",
+    )  # fmt: skip
+    grade.add_argument(
+        "--own-work", action="store_true",
+        help="refuse a file that returns, subclasses or calls a library policy",
+    )  # fmt: skip
+    grade.add_argument(
+        "--calibrate", action="store_true",
+        help="print the win shares of the library's agents in the student's seat instead",
+    )  # fmt: skip
     grade.set_defaults(run=_run_grade)
 
     docs = sub.add_parser(
@@ -545,15 +564,39 @@ def _run_docs(args: argparse.Namespace) -> int:
 
 
 def _run_grade(args: argparse.Namespace) -> int:
-    from kwartet_epistemic.grading import grade
+    from kwartet_epistemic.grading import (
+        DEFAULT_BAR,
+        EXIT_STATUS,
+        GradingFailure,
+        calibrate,
+        grade,
+    )
 
-    report = grade(
-        args.file, against=args.against, games=args.games, bar=args.bar, seed=args.seed,
-        jobs=args.jobs,
-    )  # fmt: skip
+    bar = DEFAULT_BAR if args.bar is None else args.bar
+    if args.calibrate:
+        seed = 1 if args.seed is None else args.seed
+        rows = calibrate(against=args.against, games=args.games, seed=seed, jobs=args.jobs)
+        print(f"the library's agents in the student's seat, {args.games} games, seed {seed}:")
+        print(f"{'agent':<18} win share  95% interval     passes bar {bar:g}")
+        for row in rows:
+            low, high = row.interval
+            verdict = "yes" if row.passes(bar) else "no"
+            print(f"{row.agent:<18} {row.win_share:9.3f}  [{low:.3f}, {high:.3f}]  {verdict}")
+        return 0
+    if args.file is None:
+        raise _UsageError("grade: expected FILE (or --calibrate)")
+    try:
+        report = grade(
+            args.file, against=args.against, games=args.games, bar=bar, seed=args.seed,
+            jobs=args.jobs, time_limit=args.time_limit, own_work=args.own_work,
+        )  # fmt: skip
+    except GradingFailure as failure:
+        print(f"{os.path.basename(args.file)}: FAILED ({failure.kind}): {failure}", file=sys.stderr)
+        return failure.exit_status
     print(report.table)
     print(report.verdict())
-    return 0 if report.passed else 1
+    print(f"games seed {report.seed} (grade again with --seed {report.seed} to reproduce)")
+    return EXIT_STATUS["pass"] if report.passed else EXIT_STATUS["fail"]
 
 
 def _silence_stdout() -> None:

@@ -549,3 +549,5 @@ for _name, _factory in _BUILT_IN.items():
 register_namespace(
     "openspiel", "kwartet_epistemic.interop.openspiel_bots", "openspiel_policy", "openspiel"
 )
+# A student's agent file, played in a process of its own (how grading seats it).
+register_namespace("student", "kwartet_epistemic.grading", "student_policy", "")

@@ -17,8 +17,12 @@ Grade it yourself exactly as your teacher will:
 
     kwartet grade agent_template.py --against defensive:facts --games 400
 
-It passes when the lower end of the 95% interval of its win share is above the bar
-(0.25 unless your teacher says otherwise).
+It passes when the lower end of the 95% interval of its win share is above the bar (0.2
+unless your teacher says otherwise: ``kwartet grade --calibrate`` shows what the library's
+own agents reach).  It runs in a process of its own that sees only your view of the table;
+each decision has a time limit (2 s by default).  This template as it stands does not pass:
+improve it.  With ``--own-work`` your teacher refuses a file that returns, subclasses or
+calls one of the library's ready-made policies.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.cli import main
-from kwartet_epistemic.grading import grade, load_policy
+from kwartet_epistemic.grading import EXIT_STATUS, GradingFailure, grade, load_policy
 
 FIRST_ASK = """
 from kwartet_epistemic.agents.policies import Policy
@@ -48,6 +48,8 @@ def test_cli_grades_a_tiny_agent(tmp_path: Path, capsys: pytest.CaptureFixture[s
     path = _write(tmp_path, FIRST_ASK)
     status = main(["grade", str(path), "--against", "random", "--games", "8", "--bar", "0"])
     out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("games seed ")
+    out = out[:-1]
     assert out[0].startswith("agent") and "win share" in out[0] and "95% interval" in out[0]
     assert out[1].split()[0] == "student"
     match = LINE.match(out[-1])
@@ -78,30 +80,31 @@ def test_opponents_per_seat_and_the_template(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("text", "kind", "message"),
     [
-        ("def f(:\n", r"agent file 'agent.py': syntax error on line 1"),
-        ("raise RuntimeError('boom')\n", r"loading it raised RuntimeError: boom"),
-        ("x = 1\n", r"expected a Policy subclass named StudentAgent or a function make_policy\(\)"),
-        ("class StudentAgent:\n    pass\n", r"StudentAgent is not a Policy subclass"),
+        ("def f(:\n", "crash", r"SyntaxError"),
+        ("raise RuntimeError('boom')\n", "crash", r"RuntimeError: boom \(line 1"),
+        ("x = 1\n", "no_agent", r"expected a Policy subclass named StudentAgent or"),
+        ("class StudentAgent:\n    pass\n", "no_agent", r"StudentAgent is not a Policy subclass"),
         (
             "def make_policy():\n    return 'knowledge'\n",
+            "no_agent",
             r"make_policy\(\) returned str; expected a Policy",
         ),
-        (
-            FIRST_ASK.replace("return situation.asks[0]", "return None"),
-            r"agent file 'agent.py': a game failed with",
-        ),
+        (FIRST_ASK.replace("return situation.asks[0]", "return None"), "illegal", r"not one of"),
+        (FIRST_ASK.replace("return situation.asks[0]", "return 1 / 0"), "crash", "ZeroDivision"),
     ],
 )
-def test_a_bad_file_is_a_clear_error(
-    tmp_path: Path, text: str, message: str, capsys: pytest.CaptureFixture[str]
+def test_a_bad_file_fails_with_its_own_kind_and_status(
+    tmp_path: Path, text: str, kind: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _write(tmp_path, text)
-    with pytest.raises(kw.KwartetError, match=message):
+    with pytest.raises(GradingFailure, match=message) as failure:
         grade(path, against="random", games=2)
-    assert main(["grade", str(path), "--against", "random", "--games", "2"]) == 2
-    assert "kwartet: error: agent file 'agent.py'" in capsys.readouterr().err
+    assert failure.value.kind == kind and isinstance(failure.value, ValueError)
+    status = main(["grade", str(path), "--against", "random", "--games", "2"])
+    assert status == EXIT_STATUS[kind] not in (EXIT_STATUS["pass"], EXIT_STATUS["fail"])
+    assert f"agent.py: FAILED ({kind})" in capsys.readouterr().err
 
 
 def test_bad_options_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -297,7 +297,10 @@ def test_calibrate_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> 
         ("os.write(out, b'\\x00\\x00')\nwhile True:\n    pass\n", "timeout"),  # half a header
         ("os.write(out, b'\\x00\\x00\\x00\\x05{oops')\nwhile True:\n    pass\n", "illegal"),
         ("os.write(out, (1 << 31).to_bytes(4, 'big'))\nwhile True:\n    pass\n", "illegal"),
-        ("os.write(out, b'\\x00\\x00\\x00\\x0c{\"ask\": [1]}')\nwhile True:\n    pass\n", "illegal"),
+        (
+            "os.write(out, b'\\x00\\x00\\x00\\x0c{\"ask\": [1]}')\nwhile True:\n    pass\n",
+            "illegal",
+        ),
     ],
     ids=["stalls", "not json", "too long", "no ask"],
 )

@@ -311,3 +311,32 @@ def test_forged_answers_on_the_pipe_are_failures(
     read within the time limit and checked field by field."""
     body = "import os, sys\nout = int(sys.argv[2])\n" + forged
     _fails(_agent(tmp_path, _decide(body)), kind, capsys, "--time-limit", "1")
+
+
+LIKELIEST = '''
+from kwartet_epistemic.agents.policies import Policy
+
+class StudentAgent(Policy):
+    """The likeliest yes; among those, the family I hold most of."""
+
+    def decide(self, situation, rng):
+        held = {}
+        for card in situation.view.hand:
+            held[card.family_index] = held.get(card.family_index, 0) + 1
+        def score(ask):
+            return (situation.chance(ask), held.get(ask.card.family_index, 0))
+        best = max(score(a) for a in situation.asks)
+        ties = [a for a in situation.asks if score(a) == best]
+        return ties[int(rng.integers(len(ties)))]
+'''
+
+
+def test_the_default_bar_is_reached_by_a_reasonable_hand_written_agent(tmp_path: Path) -> None:
+    """The README's default grade (400 games against three defensive:facts, bar 0.2): a
+    short hand-written agent passes it, the template as shipped does not."""
+    good = grade(_agent(tmp_path, LIKELIEST), seed=1, jobs=2)
+    assert good.passed, good.verdict()
+    template = (
+        Path(__file__).resolve().parents[2] / "notebooks" / "assignment" / "agent_template.py"
+    )
+    assert not grade(template, seed=1, jobs=2).passed

@@ -266,3 +266,6 @@ __all__ += ["exercises"]
 from kwartet_epistemic import viz  # noqa: E402
 
 __all__ += ["viz"]
+
+# The future import binds a module global of this name: not part of the library's face.
+del annotations

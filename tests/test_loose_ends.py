@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import types
 import warnings
 from pathlib import Path
 
@@ -243,3 +244,13 @@ def test_no_notebook_text_refers_to_the_issue() -> None:
         for number, cell in enumerate(notebook["cells"], 1):
             text = "".join(cell["source"])
             assert not re.search(r"\bissues?\b", text, flags=re.I), (path.name, number, text)
+
+
+def test_the_package_face_lists_no_stray_module_globals() -> None:
+    """``dir(kw)`` is what a student tab-completes: no ``annotations`` from the future
+    import, and every public name is in ``__all__``."""
+    public = {name for name in dir(kw) if not name.startswith("_")}
+    assert "annotations" not in public
+    assert public <= set(kw.__all__) | {
+        name for name in public if isinstance(getattr(kw, name), types.ModuleType)
+    }

@@ -90,9 +90,14 @@ def plot_timeline(source: Game | GameProgress, *, ax: Axes | None = None) -> Fig
     bar.set_label("move first known", fontsize=8)
     bar.ax.tick_params(labelsize=7)
     never = int((first < 0).sum())
+    unknown = (
+        f"blank = never known: {never} of {first.size}"
+        if never
+        else "every card became known to every player"
+    )
     ax.set_title(
         f"When each player first knew where each card was ({progress.n_steps} moves; "
-        f"· = own card at the deal; blank = never: {never})",
+        f"· = own card at the deal; {unknown})",
         fontsize=9,
         loc="left",
     )

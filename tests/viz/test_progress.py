@@ -130,6 +130,11 @@ def test_timeline_agrees_with_the_epistemic_state(full_game: kw.Game) -> None:
     assert np.array_equal(np.ma.filled(image, 0), np.where(first >= 1, first, 0))
     numbers = [t.get_text() for t in figure.axes[0].texts]
     assert numbers.count("·") == int((first == 0).sum())
+    title = figure.axes[0].get_title(loc="left")
+    never = int((first < 0).sum())
+    assert "never: 0" not in title
+    assert (f"never known: {never} of {first.size}" in title) == (never > 0)
+    assert ("every card became known to every player" in title) == (never == 0)
 
 
 def test_bands_pool_every_player_of_the_games_still_going() -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.epistemics.counting import WorldCounter
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory
 from kwartet_epistemic.errors import KwartetError, ModelTooLargeError, UnknownToViewerError
@@ -30,7 +31,14 @@ from kwartet_epistemic.logic.formula import formula_excerpt
 if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.state import EpistemicState
 
-__all__ = ["EXPLICIT_LIMIT", "ExplicitEngine", "enumerate_origins", "build_model", "explicit_holds"]
+__all__ = [
+    "EXPLICIT_LIMIT",
+    "ExplicitEngine",
+    "GameAtomSpelling",
+    "build_model",
+    "enumerate_origins",
+    "explicit_holds",
+]
 
 EXPLICIT_LIMIT = 2_100_000
 """The largest number of worlds the explicit engine builds (a 16-card, 3-player deal fits)."""
@@ -151,8 +159,45 @@ def build_model(
             raise KwartetError("the actual deal is not among the enumerated worlds")
         actual_index = int(matches[0])
     atoms = [f"has({p}, {c.code})" for c in deck.cards for p in players]
-    model = KripkeModel(len(origins), partitions, valuation, actual=actual_index, atoms=atoms)
+    spelling = GameAtomSpelling(deck, tuple(players))
+    model = KripkeModel(
+        len(origins), partitions, valuation, actual=actual_index, atoms=atoms, spelling=spelling
+    )
     return model, origins
+
+
+class GameAtomSpelling:
+    """The one spelling rule of a game's atoms: ``has(player, card)`` with the card in
+    any spelling the deck reads (``7D``, ``7d``, ``7♦``, ``seven of diamonds``), named
+    ``has(player, code)``; what a game's Kripke model reads its atoms with, as
+    ``kw.knowledge`` reads formulas.
+
+    >>> import kwartet_epistemic as kw
+    >>> spelling = GameAtomSpelling(kw.Deck.piquet(), ("A", "B", "C"))
+    >>> spelling("has(C, 7♦)"), spelling("has( C ,seven of diamonds)")
+    ('has(C, 7D)', 'has(C, 7D)')
+    >>> spelling("has(Z, 7D)")
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.KwartetError: atom 'has(Z, 7D)': expected has(player, card) with a player of the game (A, B, C)
+    """
+
+    def __init__(self, deck: Deck, players: tuple[str, ...]) -> None:
+        self.deck = deck
+        self.players = players
+
+    def __call__(self, name: str) -> str:
+        text = name.strip()
+        if not (text.startswith("has(") and text.endswith(")")):
+            raise KwartetError(f"atom {name!r}: expected has(player, card)")
+        player, _, card = text[4:-1].partition(",")
+        player = player.strip()
+        if player not in self.players:
+            raise KwartetError(
+                f"atom {name!r}: expected has(player, card) with a player of the game "
+                f"({', '.join(self.players)})"
+            )
+        return f"has({player}, {self.deck.card(card.strip()).code})"
 
 
 def _parse_has(name: str, history: PublicHistory) -> tuple[int, str]:

@@ -202,7 +202,12 @@ class KripkeModel:
     - ``valuation``: per atom (name or :class:`Atom`) a boolean mask over the worlds,
       or a function from atom name to mask (or ``None`` for unknown atoms), consulted
       lazily; pass ``atoms=`` to name the vocabulary of a function valuation;
-    - ``actual``: the index (or name) of the designated world, or ``None``.
+    - ``actual``: the index (or name) of the designated world, or ``None``;
+    - ``spelling``: a function from an atom's name to its name in the vocabulary, for
+      models whose atoms have several spellings (a game's model reads ``has(C, 7♦)``,
+      ``has(C, 7d)`` and ``has(C, seven of diamonds)`` as ``has(C, 7D)``, as
+      ``kw.knowledge`` does); it raises ``ValueError`` for a name that is no atom.  It is
+      kept by announcements and updates, not by saved files.
 
     Models never change: announcements and updates return new models.  See
     :meth:`from_worlds` for building small models from Python objects.
@@ -222,7 +227,11 @@ class KripkeModel:
         world_names: Sequence[Hashable] | None = None,
         *,
         atoms: Iterable[str | Atom] | None = None,
+        spelling: Callable[[str], str] | None = None,
     ) -> None:
+        if spelling is not None and not callable(spelling):
+            raise ModelError(f"spelling {spelling!r}: expected a function from atom to atom name")
+        self._spelling = spelling
         if isinstance(worlds, int | np.integer):
             n_worlds = int(worlds)
         else:
@@ -519,6 +528,15 @@ class KripkeModel:
                 mask = _read_only(np.array(array, dtype=bool))
                 self._masks[name] = mask
                 return mask
+        if self._spelling is not None:
+            # Another spelling of an atom of the vocabulary (a game's model reads
+            # has(C, 7♦), has(C, 7d) and has(C, seven of diamonds) as has(C, 7D)).
+            try:
+                canonical = self._spelling(name)
+            except ValueError as error:
+                raise ModelError(f"atom {name!r} is not in the model's vocabulary: {error}") from None
+            if canonical != name:
+                return self._mask(canonical)
         known = sorted(self._vocabulary or self._masks)
         close = difflib.get_close_matches(name, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -741,6 +759,7 @@ class KripkeModel:
         new._base_size = self._base_size
         new._base_index = worlds if self._base_index is None else self._base_index[worlds]
         new._vocabulary = self._vocabulary
+        new._spelling = self._spelling
         new._actual = actual
         new._cache = {}
         new._cache_bytes = 0

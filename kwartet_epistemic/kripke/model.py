@@ -534,7 +534,9 @@ class KripkeModel:
             try:
                 canonical = self._spelling(name)
             except ValueError as error:
-                raise ModelError(f"atom {name!r} is not in the model's vocabulary: {error}") from None
+                raise ModelError(
+                    f"atom {name!r} is not in the model's vocabulary: {error}"
+                ) from None
             if canonical != name:
                 return self._mask(canonical)
         known = sorted(self._vocabulary or self._masks)

@@ -266,7 +266,7 @@ _TEMPLATE = """<!DOCTYPE html>
     <span class="legend-title">Probability that a player holds a card, in each player's eyes:</span>
     <span class="scale"><span>0</span><span id="scale-bar"></span><span>1</span></span>
     <span class="key"><span class="cell-sample known">&#9679;</span> known location (probability 1)</span>
-    <span class="key"><span class="cell-sample truth"></span> the true holder</span>
+    <span class="key"><span class="cell-sample truth"></span> the true holder (with the hands shown)</span>
     <span class="key"><span class="cell-sample gone"></span> quartet on the table</span>
     <span class="key"><span class="cell-sample asked"></span> the card asked for</span>
     <span class="key muted">hover a cell for the exact fraction</span>
@@ -308,7 +308,17 @@ main { padding:12px 24px 32px; }
 .panel { background:var(--panel); border:1px solid var(--line); border-radius:10px;
   padding:12px 16px; }
 #top { display:grid; grid-template-columns:minmax(320px,1fr) minmax(420px,1.2fr); gap:14px; }
-@media (max-width:900px) { #top { grid-template-columns:1fr; } }
+@media (max-width:900px) { #top { grid-template-columns:minmax(0,1fr); } }
+#top > .panel { min-width:0; }
+#table-panel { overflow-x:auto; }
+#line, #public, #narration, .sub, h1 { overflow-wrap:anywhere; }
+@media (max-width:520px) {
+  header, main { padding-left:10px; padding-right:10px; }
+  .panel { padding:10px 10px; }
+  #table .approx { display:none; }
+  #table th, #table td { padding:3px 4px; }
+  #table th.num { white-space:normal; }
+}
 #line { margin:0 0 8px; font-weight:600; }
 #narration { margin:0; padding-left:1.2em; }
 #narration li { margin:2px 0; }
@@ -538,13 +548,15 @@ _SCRIPT = r"""
     }
     renderTable(s);
     heat.forEach(function (h, v) {
-      h.worlds.textContent = countText(s.worlds[v], s.log10[v]) + " worlds";
+      h.worlds.textContent = countText(s.worlds[v], s.log10[v]) +
+        (s.worlds[v] === "1" ? " world" : " worlds");
       h.located.textContent = "\u00b7 " + s.known[v] + " of " + data.cards.length + " cards located";
       h.heads.forEach(function (th, c) { th.classList.toggle("asked", s.card === c); });
       h.cells.forEach(function (row, r) {
         row.forEach(function (td, c) {
           var cell = s.heat[v][r][c];
-          var truth = r < data.players.length && s.hands[r].indexOf(c) >= 0;
+          // The true holder only when the hands are shown: else the outlines give the deal away.
+          var truth = showHands.checked && r < data.players.length && s.hands[r].indexOf(c) >= 0;
           td.classList.toggle("truth", truth);
           td.classList.toggle("gone", cell === null);
           if (cell === null) {
@@ -577,7 +589,7 @@ _SCRIPT = r"""
   slider.addEventListener("input", function () { render(parseInt(slider.value, 10)); });
   document.getElementById("prev").addEventListener("click", function () { render(current - 1); });
   document.getElementById("next").addEventListener("click", function () { render(current + 1); });
-  showHands.addEventListener("change", function () { renderTable(steps[current]); });
+  showHands.addEventListener("change", function () { render(current); });
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     var to = {ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: last}[event.key];

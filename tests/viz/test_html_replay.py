@@ -282,3 +282,50 @@ def test_browser_opens_at_the_address_and_runs_no_injected_script(browser, tmp_p
         assert errors == []
     finally:
         page.close()
+
+
+def test_browser_hides_the_true_holders_until_the_hands_are_shown(browser, seeded, tmp_path):
+    """The outlines of the true holders give the deal away: drawn only with the hands."""
+    game, progress = seeded
+    path = tmp_path / "game.html"
+    kw.viz.to_html(progress, path)
+    page, errors, _ = _open(browser, path)
+    try:
+        for step in ("Home", "ArrowRight", "ArrowRight"):
+            page.keyboard.press(step)
+            assert page.query_selector_all(".hm td.truth") == []
+            assert "true holder" not in " ".join(
+                cell.get_attribute("title") or "" for cell in page.query_selector_all(".hm td")
+            )
+        page.check("#show-hands")
+        held = int((progress.holder[_shown_step(page)] >= 0).sum())
+        assert len(page.query_selector_all(".hm td.truth")) == held * len(progress.players)
+        page.uncheck("#show-hands")
+        assert page.query_selector_all(".hm td.truth") == []
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_browser_says_one_world_and_fits_a_phone(browser, tmp_path):
+    """A player who knows the deal sees "1 world"; at 420 px nothing runs off the page."""
+    game = _random_game(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=2)
+    progress = kw.viz.game_progress(game, public=True)
+    path = tmp_path / "small.html"
+    kw.viz.to_html(progress, path)
+    page = browser.new_page(viewport={"width": 420, "height": 800})
+    try:
+        page.goto(path.as_uri())
+        page.keyboard.press("End")
+        last = progress.n_steps
+        for seat, player in enumerate(progress.players):
+            heading = page.inner_text(f'.heat h3 .worlds[data-player="{player}"]')
+            count = int(progress.worlds[last, seat])
+            assert heading == (f"{count:,} world" if count == 1 else f"{count:,} worlds")
+        assert any(int(n) == 1 for n in progress.worlds[last])  # the singular was shown
+        overflow = page.evaluate(
+            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0
+    finally:
+        page.close()

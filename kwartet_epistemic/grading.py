@@ -58,6 +58,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -470,6 +471,14 @@ def _fresh_seed(seed: int | None) -> int:
     return seed
 
 
+def _quiet_tournament(seats: list[str], games: int, seed: int, jobs: int) -> TournamentResult:
+    """The tournament without its warning about seatings played unequally often: the
+    table a grade prints says so itself, and the student's spec in it would be noise."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", ".*cannot seat everyone equally", UserWarning)
+        return tournament(seats, games, seed=seed, jobs=jobs)
+
+
 def _labelled(result: TournamentResult, spec: str, label: str) -> TournamentResult:
     """The same games with ``spec`` shown as ``label`` (the file's spec is long)."""
 
@@ -516,7 +525,7 @@ def grade(
     _seat(file, own_work, float(time_limit), memory_limit)
     spec = _student_spec(file, own_work, float(time_limit), memory_limit)
     try:
-        result = tournament([spec, *opponents], games, seed=used_seed, jobs=jobs)
+        result = _quiet_tournament([spec, *opponents], games, used_seed, jobs)
     except GradingFailure:
         raise
     except KwartetError as error:
@@ -570,7 +579,7 @@ def calibrate(
     used_seed = _fresh_seed(seed)
     rows = []
     for agent in agents:
-        result = tournament([agent, *opponents], games, seed=used_seed, jobs=jobs)
+        result = _quiet_tournament([agent, *opponents], games, used_seed, jobs)
         if agent in opponents:
             # The table pools every seat of one spec (a fair share by symmetry, with a
             # narrow interval): one seat per game is what a student's agent would get.

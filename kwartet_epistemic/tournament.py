@@ -483,7 +483,7 @@ def replay_game(result: GameResult, rules: RuleSet | None = None, deck: Deck | N
     """Play a tournament game again from its result (or CSV row): the same game, move
     for move.
 
-    >>> first = kw.tournament(["greedy", "random", "random"], games=1, seed=3).games[0]
+    >>> first = kw.tournament(["greedy", "random", "random"], games=3, seed=3).games[0]
     >>> replay_game(first).scores == dict(zip("ABC", first.scores))
     True
     """
@@ -826,7 +826,7 @@ def read_results(path: str | os.PathLike[str]) -> list[GameResult]:
 
     >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "results.csv"
-    >>> played = tournament(["greedy", "random", "random"], games=2, seed=4, out=out)
+    >>> played = tournament(["greedy", "random", "random"], games=3, seed=4, out=out)
     >>> sorted(read_results(out), key=lambda g: g.game) == list(played.games)
     True
     """

@@ -144,10 +144,10 @@ def test_greedy_bluff_is_the_former_silent() -> None:
 def test_the_earlier_strategies_play_whole_games_on_every_knowledge() -> None:
     result = kw.tournament(
         ["silent", "mixed:facts", "greedy_bluff:hand", "silent:facts"],
-        games=4,
+        games=24,  # every seating of four agents once
         seed=3,
         deck=kw.Deck.piquet(families=4),
         rules=kw.RuleSet(bluffing=True),
     )
     assert all(g.finished for g in result.games)
-    assert all(sum(g.scores) == 4 for g in result.games)
+    assert all(sum(g.scores) == 4 for g in result.games) and len(result.games) == 24

@@ -32,7 +32,7 @@ from kwartet_epistemic.cards import Deck, bundled_packs
 from kwartet_epistemic.demo import run_demo
 from kwartet_epistemic.errors import GameSetupError, KwartetError, RuleOptionError
 from kwartet_epistemic.game import Game
-from kwartet_epistemic.play import Session
+from kwartet_epistemic.play import PACES, Session
 from kwartet_epistemic.record import GameRecord
 from kwartet_epistemic.rules import PRESETS, RuleSet
 
@@ -208,7 +208,7 @@ def _run_play(args: argparse.Namespace) -> int:
         + ". Type 'help' for commands.",
         file=out,
     )
-    return Session(game, human, opponents, sys.stdin, out, args.save).run()
+    return Session(game, human, opponents, sys.stdin, out, args.save, args.pace).run()
 
 
 # ----- kwartet simulate -------------------------------------------------------------
@@ -398,6 +398,11 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--save", default=None, metavar="FILE", help="save the game record here when it ends"
     )
+    play.add_argument(
+        "--pace", choices=PACES, default=None,
+        help="step: pause after each computer turn (the default in a terminal); none: tell "
+        "the computer players' moves at once (the default for piped input)",
+    )  # fmt: skip
     play.set_defaults(run=_run_play)
 
     simulate = sub.add_parser(

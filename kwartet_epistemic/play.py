@@ -23,7 +23,7 @@ player cannot have got the card since, gets a hint first; typing it again asks a
 0
 >>> print(out.getvalue())  # doctest: +ELLIPSIS
   0. C deals 8 cards: A 2, B 3, C 3. A's turn.
-Your hand (2): sevens: 7S | eights: 8S
+Your hand (2): sevens: 7♠ | eights: 8♠
 Hand sizes: A 2 (you), B 3, C 3
 Quartets laid down: none yet
 You know where 0 of the 6 cards you cannot see are; you consider 20 worlds possible.
@@ -62,7 +62,11 @@ from kwartet_epistemic.events import (
 from kwartet_epistemic.game import Ask, Game, PlayerView, parse_ask
 from kwartet_epistemic.opponents import ComputerPlayer
 
-__all__ = ["PLAY_HELP", "Session", "Tutor"]
+__all__ = ["PACES", "PLAY_HELP", "Session", "Tutor"]
+
+PACES = ("step", "none")
+"""How the computer players' moves are told: ``step`` pauses after each turn (the
+default in a terminal), ``none`` tells them all at once (the default for piped input)."""
 
 PLAY_HELP = """\
 Commands (type them at the prompt):
@@ -81,6 +85,8 @@ Commands (type them at the prompt):
   save FILE                     save the game as a JSON record (kwartet replay FILE)
   help                          this text
   quit                          stop playing (saves to --save FILE if given)
+While the computer players move (--pace step, the default in a terminal): Enter shows
+the next turn, 'rest' all the moves up to yours, 'quit' stops.
 """
 
 
@@ -102,10 +108,8 @@ def _names(items: Sequence[str]) -> str:
 
 def _hand_by_family(view: PlayerView) -> str:
     groups: dict[str, list[str]] = {}
-    for card in view.hand:
-        groups.setdefault(view.deck.family_titles[card.family_index], []).append(
-            _card_text(view.deck, card)
-        )
+    for card in view.hand:  # in the narration's symbols (7♠); asks may type 7S or 7♠
+        groups.setdefault(view.deck.family_titles[card.family_index], []).append(_label(card))
     return " | ".join(f"{title}: {' '.join(cards)}" for title, cards in groups.items()) or "-"
 
 
@@ -326,9 +330,16 @@ class Session:
         inp: TextIO,
         out: TextIO,
         save_path: str | None,
+        pace: str | None = None,
     ) -> None:
+        if pace is None:
+            pace = "step" if _is_terminal(inp) else "none"
+        if pace not in PACES:
+            raise GameSetupError(f"pace {pace!r}: expected one of {', '.join(PACES)}")
         self.game, self.human, self.opponents = game, human, opponents
         self.inp, self.out, self.save_path = inp, out, save_path
+        self.pace = pace
+        self.stopped = False  # the human quit while the others played
         self.tutor = Tutor(game, human)
         self.shown = 0  # record events (of the human's view) already told
         self.moves: list[str] = []  # the text of every move, 0 being the deal
@@ -372,6 +383,11 @@ class Session:
         game = self.game
         while True:
             self.move_opponents()
+            if self.stopped:
+                self.say("Stopping the game.")
+                if self.save_path:
+                    self.save(self.save_path)
+                return 0
             if game.is_over:
                 self.summary()
                 if self.save_path:
@@ -385,12 +401,10 @@ class Session:
                 return 0
 
     def _standing(self) -> str:
-        moment = self.tutor.moments[-1]
-        hidden = ~moment.exposed & (moment.holder != self.tutor.seat)
-        located = int((moment.known[self.tutor.seat] & hidden).sum())
+        located, hidden = self._located()
         worlds = self.tutor.state.count_worlds(self.human)
         return (
-            f"You know where {located} of the {int(hidden.sum())} cards you cannot see "
+            f"You know where {located} of the {hidden} cards you cannot see "
             f"{'is' if located == 1 else 'are'}; "
             f"you consider {worlds:,} world{'s' if worlds != 1 else ''} possible."
         )
@@ -414,7 +428,13 @@ class Session:
         self.say(_outcome(game, self.human))
 
     def move_opponents(self) -> None:
+        """The computer players' moves until the human's turn, told one by one; with the
+        ``step`` pace, a pause after each turn (Enter: the next turn, ``rest``: the rest
+        at once, ``quit``: stop), then what the human learnt while they waited."""
         game = self.game
+        first_move = len(self.moves)
+        before = self._located(), self.tutor.state.count_worlds(self.human)
+        pausing = self.pace == "step"
         while not game.is_over and game.to_move != self.human:
             player = game.to_move
             assert player is not None
@@ -429,6 +449,46 @@ class Session:
                     f"computer player {player} made an illegal move: {err}"
                 ) from err
             self._tell_move()
+            turn_passed = game.to_move != player
+            if pausing and turn_passed and not game.is_over and game.to_move != self.human:
+                pausing = self._pause(f"{game.to_move}'s turn next")
+                if self.stopped:
+                    return
+        if len(self.moves) > first_move + 1:
+            self._while_waiting(first_move, *before)
+
+    def _pause(self, next_up: str) -> bool:
+        """Wait for the human between two computer turns; whether to go on pausing."""
+        print(
+            f"       ({next_up}: Enter for it, 'rest' for all moves up to yours, 'quit' to stop) ",
+            end="", file=self.out, flush=True,
+        )  # fmt: skip
+        line = self.inp.readline()
+        if not _is_terminal(self.inp):
+            self.say(line.rstrip("\n"))
+        word = line.strip().lower()
+        if not line or word in ("rest", "r", "all", "a"):
+            return False
+        if word in ("quit", "exit", "q"):
+            self.stopped = True
+        return True
+
+    def _located(self) -> tuple[int, int]:
+        """The cards the human cannot see, and how many of them they know the place of."""
+        moment = self.tutor.moments[-1]
+        hidden = ~moment.exposed & (moment.holder != self.tutor.seat)
+        return int((moment.known[self.tutor.seat] & hidden).sum()), int(hidden.sum())
+
+    def _while_waiting(self, first_move: int, located: tuple[int, int], worlds: int) -> None:
+        """One line on what the human learnt during the computer players' moves."""
+        now, now_worlds = self._located(), self.tutor.state.count_worlds(self.human)
+        moves = len(self.moves) - first_move
+        self.say(
+            f"While the others played ({moves} move{'s' if moves != 1 else ''}): you know where "
+            f"{now[0]} of the {now[1]} cards you cannot see {'is' if now[0] == 1 else 'are'} "
+            f"(before: {located[0]} of {located[1]}); you consider {now_worlds:,} "
+            f"world{'s' if now_worlds != 1 else ''} possible (before: {worlds:,})."
+        )
 
     # ----- the prompt
 
@@ -478,6 +538,12 @@ class Session:
             else:
                 if command == "ask" and rest:  # "ask B QH" reads as "B QH"
                     text = rest
+                elif self._unknown_command(command, rest):
+                    self.say(
+                        f"Unknown command {word!r}: type 'help' for the commands, or an ask "
+                        "such as 'B QH'."
+                    )
+                    continue
                 try:
                     ask = parse_ask(text, game, asker=me)
                     if self._warn(ask):
@@ -491,6 +557,22 @@ class Session:
                     self.pending = None
                     self._tell_move()
                     return True
+
+    def _unknown_command(self, command: str, rest: str) -> bool:
+        """Whether a line is neither a command nor an ask: its first word is no player's
+        name (``clear``, ``ls``), and as one word it is not a player and card written
+        together (``BQH``)."""
+        players = {p.lower() for p in self.game.players}
+        first = command.rstrip(",:").lower()
+        if first in players:
+            return False
+        if rest:  # "B, may I have ..." starts with a player; "may I ..." names none
+            return not any(word.strip(",:?").lower() in players for word in rest.split())
+        try:
+            parse_ask(command, self.game, asker=self.human)
+        except KwartetError:
+            return True
+        return False
 
     def _no_argument(self, command: str, rest: str) -> bool:
         if rest:

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -227,14 +228,15 @@ def test_play_shows_the_hand_by_family_and_refuses_bad_asks_with_the_reason(
     status, out, _ = run(argv, capsys, monkeypatch, moves)
     assert status == 0
     assert out.startswith("Kwartet: you are A; opponents B (random), C (random), D (random)")
-    assert "Your hand (8): eights: 8H | tens: 10D 10C | jacks: JD JC | kings: KS KH | aces: AS" in (
+    # the hand in the narration's card symbols
+    assert "Your hand (8): eights: 8♥ | tens: 10♦ 10♣ | jacks: J♦ J♣ | kings: K♠ K♥ | aces: A♠" in (
         out
     )
     assert "Hand sizes: A 8 (you), B 8, C 8, D 8" in out
     assert "Quartets laid down: none yet" in out
     assert "save FILE" in out  # the help text
     assert "Not allowed: A may not ask for QH: A holds no card of the queens" in out
-    assert "Not allowed: ask 'foo bar': 'foo' is not a player" in out
+    assert "Unknown command 'foo': type 'help' for the commands" in out
     assert "Not allowed: A may not ask for 8H: A holds it already" in out
     assert "  B 8S 8D 8C 10S 10H JS JH KD KC AH AD AC" in out  # the legal asks of A
     assert "A asks D: may I have the king of diamonds? D: yes." in out
@@ -563,7 +565,7 @@ def test_play_bad_commands_name_the_input_and_change_nothing(
         "log 'all': log takes nothing after it; type just log",
         "turn needs a middle slot number: turn N",
         "turn 'x': expected a middle slot number, turn N",
-        "Not allowed: ask 'foo bar': 'foo' is not a player",
+        "Unknown command 'foo': type 'help' for the commands, or an ask such as 'B QH'.",
     ):
         assert message in out
     assert kw.Game.load(path).actions == ()  # seed 7: A moves first, and nothing was played
@@ -605,3 +607,59 @@ def test_play_reads_an_ask_typed_with_the_word_ask() -> None:
     out = session_output(game, opponents, "ask B 7D\nquit\n")
     assert "A asks B: may I have the seven of diamonds? B: no." in out
     assert "Not allowed" not in out
+
+
+@pytest.mark.parametrize("word", ["clear", "ls", "cls", "exit()", "hello there", "may I"])
+def test_play_words_that_are_no_command_are_unknown_commands_not_players(
+    word: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["play", "--seed", "7", "--opponents", "random"]
+    status, out, _ = run(argv, capsys, monkeypatch, word + "\nquit\n")
+    assert status == 0
+    first = word.split()[0]
+    assert f"Unknown command {first!r}: type 'help' for the commands" in out
+    assert "is not a player" not in out
+
+
+def test_play_pauses_between_computer_turns_and_sums_up_the_wait() -> None:
+    """With the step pace, the computer players' moves come a turn at a time: Enter shows
+    the next turn, 'rest' the rest; then one line says what the human learnt."""
+    game = small_game()
+    # A asks B for 7D: no.  B asks C for 7D: yes, then A for 7C: no; A's turn.
+    opponents = {"B": Scripted("B", ["C 7D", "A 7C"]), "C": Scripted("C", [])}
+    out = io.StringIO()
+    session = Session(game, "A", opponents, io.StringIO("B 7D\nquit\n"), out, None, "step")
+    session.run()
+    text = out.getvalue()
+    # measured from the end of A's own move (A had learnt 1 card and 10 worlds by then)
+    assert (
+        "While the others played (2 moves): you know where 3 of the 6 cards you cannot see "
+        "are (before: 1 of 6); you consider 3 worlds possible (before: 10)."
+    ) in text
+    # a turn of C in between makes a pause; here B moved twice and then it was A's turn
+    game = small_game()
+    # A asks B for 7D: no.  B asks C for 8S: no (C's turn: a pause).  C asks A for 8H: no.
+    opponents = {"B": Scripted("B", ["C 8S"]), "C": Scripted("C", ["A 8H"])}
+    steps = io.StringIO("B 7D\n\nquit\n")  # the ask, Enter at the pause, quit
+    out = io.StringIO()
+    Session(game, "A", opponents, steps, out, None, "step").run()
+    text = out.getvalue()
+    assert "(C's turn next: Enter for it, 'rest' for all moves up to yours, 'quit' to stop)" in text
+    before, _, after = text.partition("C's turn next")
+    assert "B asks C" in before and "C asks A" in after  # C's turn came after the Enter
+    with pytest.raises(kw.GameSetupError, match="pace 'slow'"):
+        Session(small_game(), "A", {}, io.StringIO(""), io.StringIO(), None, "slow")
+
+
+def test_why_gives_percentages_as_chances_does(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["play", "--seed", "7", "--opponents", "random"]
+    _, out, _ = run(argv, capsys, monkeypatch, "why QH\nquit\n")
+    line = next(x for x in out.splitlines() if "does not know where Q♥ is" in x)
+    parts = line.split(": ", 1)[1].rstrip(".").split(", ")
+    assert [p.split()[0] for p in parts] == ["B", "C", "D"]
+    for part in parts:
+        fraction, percent = part.split()[1], part.split()[2]
+        value = Fraction(fraction)
+        assert percent == f"({round(100 * value)}%)"

@@ -54,7 +54,7 @@ player's own hand (or drawn by them) from their private information, with no pub
 A knows C holds 7♦, because:
   move 1: B has no 7♦: B said no to A.
 >>> print(kw.knowledge(game).explain("A", "8H"))
-A does not know where 8♥ is: B 4/7, C 3/7.
+A does not know where 8♥ is: B 4/7 (57%), C 3/7 (43%).
 """
 
 from __future__ import annotations
@@ -179,7 +179,19 @@ def _unstop(sentence: str) -> str:
 
 
 def _chances(probabilities: Sequence[tuple[str, Fraction]]) -> str:
-    return ", ".join(f"{place} {p}" for place, p in probabilities)
+    return ", ".join(f"{place} {p} ({_percent(p)})" for place, p in probabilities)
+
+
+def _percent(p: Fraction) -> str:
+    """A probability as the percentage ``kwartet play``'s chances table shows: whole
+    percents, "<1%" and ">99%" near the ends, so that no "0%" or "100%" is shown for
+    what is not sure."""
+    value = round(100 * p)
+    if 0 < p < 1 and value < 1:
+        return "<1%"
+    if 0 < p < 1 and value > 99:
+        return ">99%"
+    return f"{value}%"
 
 
 # ----- the record as facts ------------------------------------------------------------

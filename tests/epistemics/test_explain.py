@@ -85,7 +85,7 @@ def test_the_no_complete_family_rule() -> None:
     unknown = k.explain("C", "7H")
     assert unknown.known_holder is None and unknown.facts == ()
     assert dict(unknown.probabilities) == {"A": Fraction(1, 2), "B": Fraction(1, 2)}
-    assert str(unknown) == "C does not know where 7♥ is: A 1/2, B 1/2."
+    assert str(unknown) == "C does not know where 7♥ is: A 1/2 (50%), B 1/2 (50%)."
 
 
 def test_two_refusals_together() -> None:

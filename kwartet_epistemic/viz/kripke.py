@@ -370,13 +370,16 @@ def _fewest_crossings(model: KripkeModel, agents: Sequence[str], seed: int) -> n
     """Of a few spring layouts (and Kamada-Kawai), the one whose lines cross least."""
     pairs = [pair for a in agents for pair in kripke_edges(model, a)]
     best: tuple[int, np.ndarray] | None = None
-    for layout, candidate_seed in [("spring", seed + k) for k in range(6)] + [
+    for layout, candidate_seed in [("spring", seed + k) for k in range(10)] + [
         ("kamada_kawai", seed)
     ]:
         points = kripke_layout(model, layout, seed=candidate_seed)
-        # Crossings, and worlds so close that their labels would collide.
+        # Crossings, and worlds so close that they or their labels (wide, below the
+        # world) would collide.
         gaps = np.linalg.norm(points[:, None] - points[None, :], axis=-1)
-        crowded = int(np.triu(gaps < 0.14, 1).sum())
+        across = np.abs(points[:, None, 0] - points[None, :, 0])
+        down = np.abs(points[:, None, 1] - points[None, :, 1])
+        crowded = int(np.triu((gaps < 0.14) | ((across < 0.16) & (down < 0.07)), 1).sum())
         score = _crossings(points, pairs) + 3 * crowded
         if best is None or score < best[0]:
             best = (score, points)
@@ -601,6 +604,7 @@ def _draw_on(
     """Draw the model's worlds and the agents' lines onto ``ax``."""
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     n = model.n_worlds
     faded_mask = np.zeros(n, dtype=bool) if faded is None else faded
@@ -624,7 +628,19 @@ def _draw_on(
         for pair in per_agent[a]:
             shared.setdefault(pair, []).append(a)
     gap = 0.006 if n <= 30 else 0.003
-    handles = []
+    handles: list[Any] = []
+    # One agent's relation, drawn as trees: its blocks as closed shapes instead, as the
+    # textbooks draw equivalence classes (a tree reads as if its ends were unrelated).
+    shapes = edges == "tree" and len(agents) == 1
+    shaped = agents[0] if shapes else ""
+    if shapes:
+        a = agents[0]
+        colour, style = agent_style(model.agents.index(a))
+        _draw_blocks(ax, model, positions, a, colour, faded_mask, scale)
+        handles.append(
+            Patch(facecolor=colour, alpha=0.2, edgecolor=colour, label=f"a block of {a}")
+        )
+        agents = ()
     for position_in_model, a in ((model.agents.index(a), a) for a in agents):
         colour, style = agent_style(position_in_model)
         kept_segments: list[list[np.ndarray]] = []
@@ -653,7 +669,9 @@ def _draw_on(
                 )
             )  # fmt: skip
         line_style: Any = style
-        handles.append(Line2D([], [], color=colour, linestyle=line_style, linewidth=2, label=a))
+        # An agent without a line tells every world apart: say so, not a key to nothing.
+        name = a if per_agent[a] else f"{a} (no lines: tells every world apart)"
+        handles.append(Line2D([], [], color=colour, linestyle=line_style, linewidth=2, label=name))
     if labels not in (True, False, "auto"):
         raise ModelError(f"labels={labels!r}: expected 'auto', True or False")
     show = labels if isinstance(labels, bool) else n <= _LABEL_LIMIT
@@ -695,18 +713,24 @@ def _draw_on(
     font = 9 if n <= 12 else 7.5 if n <= 30 else 6
     # Below the node, clear of the actual world's ring: offsets in points, not data units.
     drop = np.sqrt(size * (2.2 if actual is not None else 1.0)) / 2 + 1
+    places = _label_places(ax, positions, names, font, drop) if names and not inside else {}
     for w in range(n):
         if show or w == actual:
             on_node = inside or (w == actual and not show and len(names[w]) <= 4)
+            offset, ha, va = places.get(w, ((0.0, -drop), "center", "top"))
             ax.annotate(
                 names[w], (positions[w, 0], positions[w, 1]),
-                xytext=(0, 0 if on_node else -drop), textcoords="offset points",
-                ha="center", va="center" if on_node else "top", fontsize=font,
+                xytext=(0, 0) if on_node else offset, textcoords="offset points",
+                ha="center" if on_node else ha, va="center" if on_node else va, fontsize=font,
                 alpha=0.25 if faded_mask[w] else 1.0, zorder=4, gid="label",
                 bbox=None if on_node else
                 {"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.9},
             )  # fmt: skip
-    if edges == "tree":
+    if shapes:
+        ax.text(0.0, -0.02, f"a shape is one of {shaped}'s blocks: {shaped} cannot tell its "
+                "worlds apart",
+                transform=ax.transAxes, fontsize=7, color="#555555", va="top")  # fmt: skip
+    elif edges == "tree":
         ax.text(0.0, -0.02, "lines: a tree of near neighbours per block; S5 implies the rest",
                 transform=ax.transAxes, fontsize=7, color="#555555", va="top")  # fmt: skip
     ax.set_xlim(-0.08, 1.08)
@@ -716,6 +740,122 @@ def _draw_on(
     if legend and handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
                   frameon=False, title="agents" if agents else None, title_fontsize=8)  # fmt: skip
+
+
+def _label_places(
+    ax: Axes, positions: np.ndarray, names: Sequence[str], font: float, drop: float
+) -> dict[int, tuple[tuple[float, float], str, str]]:
+    """Where each world's label goes (offset in points, alignment): below the world, or
+    where it collides with no label placed before it (above, right, left), greedily;
+    below when every place collides.  Sizes are estimated from the figure's size."""
+    from matplotlib.figure import Figure
+
+    figure = ax.get_figure()
+    height = float(figure.get_size_inches()[1]) if isinstance(figure, Figure) else 6.0
+    per_unit = 0.85 * height * 72 / 1.16  # points per data unit (the y span drawn is 1.16)
+    char, line = 0.6 * font, 1.25 * font
+    centre = positions * per_unit
+    options = [
+        ((0.0, -drop), "center", "top"),
+        ((0.0, drop), "center", "bottom"),
+        ((drop, 0.0), "left", "center"),
+        ((-drop, 0.0), "right", "center"),
+    ]
+    placed: list[tuple[float, float, float, float]] = []
+    worlds = [(centre[w, 0], centre[w, 1], 0.5 * drop) for w in range(len(centre))]
+    result: dict[int, tuple[tuple[float, float], str, str]] = {}
+    for w, name in enumerate(names):
+        width = char * len(name)
+        for option in options:
+            (dx, dy), ha, va = option
+            x0 = (
+                centre[w, 0] + dx - (width / 2 if ha == "center" else width if ha == "right" else 0)
+            )
+            y0 = centre[w, 1] + dy - (line if va == "top" else line / 2 if va == "center" else 0)
+            box = (x0, y0, x0 + width, y0 + line)
+            hits_label = any(
+                box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed
+            )
+            hits_world = any(
+                box[0] - r < x < box[2] + r and box[1] - r < y < box[3] + r
+                for v, (x, y, r) in enumerate(worlds)
+                if v != w
+            )
+            if not hits_label and not hits_world:
+                break
+        else:
+            option, box = options[0], (0.0, 0.0, 0.0, 0.0)
+            (dx, dy), _, _ = option
+            x0 = centre[w, 0] - width / 2
+            box = (x0, centre[w, 1] - drop - line, x0 + width, centre[w, 1] - drop)
+        placed.append(box)
+        result[w] = option
+    return result
+
+
+def _draw_blocks(
+    ax: Axes,
+    model: KripkeModel,
+    positions: np.ndarray,
+    agent: str,
+    colour: str,
+    faded: np.ndarray,
+    scale: float,
+) -> None:
+    """Each of ``agent``'s blocks as a closed shape round its worlds: the convex hull,
+    drawn with a wide round-joined edge so that one world is a disc and two a capsule."""
+    from matplotlib.colors import to_rgb
+    from matplotlib.patches import Polygon
+
+    labels = np.asarray(model.labels(agent))
+    width = 14.0 * scale + 4.0  # points: wider than a world's marker
+    light = tuple(0.82 + 0.18 * c for c in to_rgb(colour))  # the agent's colour, paled
+    for block in np.unique(labels):
+        members = np.flatnonzero(labels == block)
+        kept = members[~faded[members]]
+        # An announcement's survivors get a shape of their own; the whole old block fades.
+        parts = [(members, 0.3, "-faded")] if len(kept) < len(members) else []
+        if len(kept):
+            parts.append((kept, 1.0, ""))
+        for worlds, alpha, suffix in parts:
+            outline = _hull(positions[worlds])
+            # A slightly wider stroke in the agent's colour under a pale one: a pale shape
+            # with a thin rim, one tone inside (no darker band where stroke and fill meet).
+            for edge, line, z in ((colour, width + 2.4, 0.4), (light, width, 0.5)):
+                ax.add_patch(
+                    Polygon(
+                        outline, closed=True, facecolor=light, edgecolor=edge, linewidth=line,
+                        joinstyle="round", capstyle="round", alpha=alpha, zorder=z,
+                        gid=f"block-{agent}{suffix}",
+                    )
+                )  # fmt: skip
+
+
+def _hull(points: np.ndarray) -> np.ndarray:
+    """The convex hull of the points, in order (one or two points: themselves)."""
+    unique = np.unique(points.round(9), axis=0)
+    if len(unique) <= 2:
+        return unique if len(unique) == 2 else np.vstack([unique, unique])
+    # Andrew's monotone chain: no degenerate cases (collinear points give the segment).
+    ordered = sorted(map(tuple, unique.tolist()))
+
+    def half(seq: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        chain: list[tuple[float, float]] = []
+        for p in seq:
+            while (
+                len(chain) >= 2
+                and (
+                    (chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
+                    - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])
+                )
+                <= 0
+            ):
+                chain.pop()
+            chain.append(p)
+        return chain
+
+    lower, upper = half(ordered), half(ordered[::-1])
+    return np.array(lower[:-1] + upper[:-1])
 
 
 def _positions(
@@ -775,8 +915,9 @@ def draw_kripke(
 
     >>> from kwartet_epistemic.examples import russian_cards
     >>> figure = draw_kripke(russian_cards(), agent="Cath")
-    >>> len(figure.axes[0].collections[0].get_segments())  # Cath: 7 blocks, trees of 19
-    133
+    >>> shapes = [p for p in figure.axes[0].patches if p.get_gid() == "block-Cath"]
+    >>> len(shapes) // 2  # Cath's 7 blocks of 20 worlds, each a closed shape (rim and fill)
+    7
     """
     if possible_for is not None:
         model = model.possible_for(possible_for)
@@ -870,7 +1011,18 @@ def _figure_size(n: int, label_length: int = 0) -> tuple[float, float]:
 def _default_title(model: KripkeModel, agent: str | None, highlight: Formula | str | None) -> str:
     who = f"{agent}'s relation" if agent else "agents " + ", ".join(model.agents)
     what = f"{model.n_worlds} world{'s' if model.n_worlds != 1 else ''}, {who}"
-    return what + (f"; marked: {highlight}" if highlight is not None else "")
+    if highlight is None:
+        return what
+    true = int(np.count_nonzero(model.truth_set(highlight)))
+    # A formula true everywhere (or nowhere) marks nothing apart: say so.
+    where = (
+        "true in every world"
+        if true == model.n_worlds
+        else "true in no world"
+        if true == 0
+        else f"true in {true} of {model.n_worlds}"
+    )
+    return f"{what}; marked: {highlight} ({where})"
 
 
 def draw_announcement(

@@ -8,6 +8,7 @@ import itertools
 import matplotlib
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.examples import (
@@ -93,10 +94,20 @@ def test_lines_shared_by_agents_run_side_by_side() -> None:
     assert np.allclose(a[1] - a[0], b[1] - b[0])  # parallel, same length
 
 
-def test_big_blocks_are_drawn_as_trees_and_every_pair_on_request() -> None:
+def shape_count(figure: matplotlib.figure.Figure, gid: str, panel: int = 0) -> int:
+    """Closed block shapes with this gid (each is a rim and a fill: two patches)."""
+    return sum(p.get_gid() == gid for p in figure.axes[panel].patches) // 2
+
+
+def test_one_agents_blocks_are_closed_shapes_and_every_pair_on_request() -> None:
     deal = russian_cards()  # Cath: 7 blocks of 20 worlds
-    assert segment_count(draw_kripke(deal, agent="Cath"), "agent-Cath") == 7 * 19
+    figure = draw_kripke(deal, agent="Cath")
+    assert shape_count(figure, "block-Cath") == 7
+    assert segment_count(figure, "agent-Cath") == 0  # the shapes say it, not lines
+    assert "a block of Cath" in [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
     assert segment_count(draw_kripke(deal, agent="Cath", edges="all"), "agent-Cath") == 7 * 190
+    # Several agents: a tree of near neighbours per block each.
+    assert segment_count(draw_kripke(deal), "agent-Cath") == 7 * 19
     assert len(kripke_edges(deal, "Cath")) == 7 * 190
 
 
@@ -140,7 +151,10 @@ def test_announcement_on_big_blocks_keeps_the_survivors_connected() -> None:
     figure = draw_announcement(deal, said, agent="Cath")
     after = deal.announce(said)
     blocks = np.unique(after.labels("Cath"), return_counts=True)[1]
-    assert segment_count(figure, "agent-Cath", 1) == int((blocks - 1).sum())
+    # every surviving block is one shape round its survivors; the old blocks fade
+    assert shape_count(figure, "block-Cath", 1) == len(blocks)
+    assert shape_count(figure, "block-Cath-faded", 1) == 7
+    assert segment_count(draw_announcement(deal, said), "agent-Cath", 1) == int((blocks - 1).sum())
 
 
 def test_contraction_draws_the_smaller_model_coloured_by_class() -> None:
@@ -275,3 +289,37 @@ def test_a_model_too_big_to_draw_names_only_reductions_that_shrink_it() -> None:
     assert "A considers possible" in figure.axes[0].get_title()
     with pytest.raises(kw.ModelError, match="agent 'Z'"):
         model.possible_for("Z")
+
+
+def test_the_title_says_in_how_many_worlds_the_marked_formula_holds() -> None:
+    model = muddy_children(3, 2)
+    title = draw_kripke(model, highlight="m1").axes[0].get_title()
+    assert title.endswith("marked: m1 (true in 4 of 8)")
+    assert (
+        draw_kripke(model, highlight="m1 | ~m1")
+        .axes[0]
+        .get_title()
+        .endswith("(true in every world)")
+    )
+    assert (
+        draw_kripke(model, highlight="m1 & ~m1").axes[0].get_title().endswith("(true in no world)")
+    )
+
+
+def test_an_agent_without_lines_says_why_in_the_legend() -> None:
+    after = russian_cards().announce(alice_says_one_of(["012", "034", "056", "135", "246"]))
+    legend = draw_kripke(after).axes[0].get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert "Bob (no lines: tells every world apart)" in texts and "Alice" in texts
+
+
+def test_world_labels_do_not_overlap() -> None:
+    after = russian_cards().announce(alice_says_one_of(["012", "034", "056", "135", "246"]))
+    figure = draw_kripke(after)
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in figure.axes[0].texts if t.get_gid() == "label"]
+    assert len(boxes) == after.n_worlds
+    for first, second in itertools.combinations(boxes, 2):
+        assert not first.overlaps(second), (first, second)

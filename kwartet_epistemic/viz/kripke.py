@@ -56,6 +56,7 @@ GRID_LIMIT = 800
 (one row per block of one, one column per block of the other)."""
 # Up to this many worlds every world gets its label; above, only the actual world.
 _LABEL_LIMIT = 40
+_LAYERS_LABEL_LIMIT = 64  # a lattice of short names is labelled up to here
 # "auto" edges draw every pair while there are at most this many lines.
 _ALL_PAIRS_LIMIT = 600
 
@@ -550,11 +551,28 @@ def _layers_layout(model: KripkeModel) -> np.ndarray:
         level += np.asarray(model.truth_set(a), dtype=np.int64)
     positions = np.zeros((n, 2))
     levels = sorted(set(level.tolist()))
-    for row, value in enumerate(levels):
-        members = np.flatnonzero(level == value)
-        xs = (np.arange(len(members)) + 1) / (len(members) + 1)
-        positions[members, 0] = xs
+    rows = [np.flatnonzero(level == value) for value in levels]
+    for row, members in enumerate(rows):
+        positions[members, 0] = (np.arange(len(members)) + 1) / (len(members) + 1)
         positions[members, 1] = row / max(len(levels) - 1, 1)
+    # Order each row by where its worlds' neighbours are (the barycentre heuristic of
+    # layered drawing), down and up a few times: far fewer crossing lines.
+    neighbours: list[list[int]] = [[] for _ in range(n)]
+    for agent in model.agents:
+        for u, v in kripke_edges(model, agent):
+            neighbours[u].append(v)
+            neighbours[v].append(u)
+    for sweep in range(4):
+        order = range(1, len(rows)) if sweep % 2 == 0 else range(len(rows) - 2, -1, -1)
+        for row in order:
+            members = rows[row]
+            keys = [
+                float(np.mean(positions[neighbours[w], 0])) if neighbours[w] else positions[w, 0]
+                for w in members
+            ]
+            ranked = members[np.argsort(keys, kind="stable")]
+            positions[ranked, 0] = (np.arange(len(ranked)) + 1) / (len(ranked) + 1)
+            rows[row] = ranked
     return positions
 
 
@@ -600,8 +618,10 @@ def _draw_on(
     faded: np.ndarray | None,
     node_colours: Sequence[Any] | None = None,
     legend: bool = True,
+    stretch: bool = False,
 ) -> None:
-    """Draw the model's worlds and the agents' lines onto ``ax``."""
+    """Draw the model's worlds and the agents' lines onto ``ax`` (``stretch``: fill a
+    wide figure, not a square: a lattice's long rows)."""
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -713,7 +733,9 @@ def _draw_on(
     font = 9 if n <= 12 else 7.5 if n <= 30 else 6
     # Below the node, clear of the actual world's ring: offsets in points, not data units.
     drop = np.sqrt(size * (2.2 if actual is not None else 1.0)) / 2 + 1
-    places = _label_places(ax, positions, names, font, drop) if names and not inside else {}
+    places = (
+        _label_places(ax, positions, names, font, drop, stretch) if names and not inside else {}
+    )
     for w in range(n):
         if show or w == actual:
             on_node = inside or (w == actual and not show and len(names[w]) <= 4)
@@ -735,7 +757,7 @@ def _draw_on(
                 transform=ax.transAxes, fontsize=7, color="#555555", va="top")  # fmt: skip
     ax.set_xlim(-0.08, 1.08)
     ax.set_ylim(-0.1, 1.06)
-    ax.set_aspect("equal")
+    ax.set_aspect("auto" if stretch else "equal")
     ax.set_axis_off()
     if legend and handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
@@ -743,7 +765,12 @@ def _draw_on(
 
 
 def _label_places(
-    ax: Axes, positions: np.ndarray, names: Sequence[str], font: float, drop: float
+    ax: Axes,
+    positions: np.ndarray,
+    names: Sequence[str],
+    font: float,
+    drop: float,
+    stretch: bool = False,
 ) -> dict[int, tuple[tuple[float, float], str, str]]:
     """Where each world's label goes (offset in points, alignment): below the world, or
     where it collides with no label placed before it (above, right, left), greedily;
@@ -751,10 +778,14 @@ def _label_places(
     from matplotlib.figure import Figure
 
     figure = ax.get_figure()
-    height = float(figure.get_size_inches()[1]) if isinstance(figure, Figure) else 6.0
-    per_unit = 0.85 * height * 72 / 1.16  # points per data unit (the y span drawn is 1.16)
+    width, height = (
+        (float(v) for v in figure.get_size_inches()) if isinstance(figure, Figure) else (7.0, 6.0)
+    )
+    # Points per data unit (1.16 units are drawn each way); equal scales unless stretched.
+    up = 0.85 * height * 72 / 1.16
+    across = 0.8 * width * 72 / 1.16 if stretch else up
     char, line = 0.6 * font, 1.25 * font
-    centre = positions * per_unit
+    centre = positions * np.array([across, up])
     options = [
         ((0.0, -drop), "center", "top"),
         ((0.0, drop), "center", "bottom"),
@@ -937,21 +968,28 @@ def draw_kripke(
             widest = int(np.unique(points[:, 1].round(6), return_counts=True)[1].max())
             size = (max(size[0], 0.62 * widest + 1.3), size[1])
         ax = _new_axes(ax, size)
+    if chosen == "layers" and labels == "auto" and model.n_worlds <= _LAYERS_LABEL_LIMIT:
+        labels = True  # short names (muddy children's 110100) fit a lattice's rows
     _draw_on(
         ax, model, points, agents, edges=_pick_edges(model, agents, edges), labels=labels,
-        highlight=_truth(model, highlight), faded=None,
+        highlight=_truth(model, highlight), faded=None, stretch=chosen == "layers",
     )  # fmt: skip
     if grid is not None:
         _label_grid(ax, model, points, grid)
-    ax.set_title(
+    from matplotlib.figure import Figure
+
+    text = (
         title
         if title is not None
         else _default_title(model, agent, highlight)
-        + (f" (the worlds {possible_for} considers possible)" if possible_for else ""),
-        fontsize=10,
+        + (f" (the worlds {possible_for} considers possible)" if possible_for else "")
     )
     figure = ax.get_figure()
     assert figure is not None
+    inches = figure.get_size_inches()[0] if isinstance(figure, Figure) else 6.0
+    if title is None and len(text) > 8 * inches:  # a long title goes on two lines, not off
+        text = text.replace("; ", "\n", 1)
+    ax.set_title(text, fontsize=10)
     return figure  # type: ignore[return-value]
 
 

@@ -15,6 +15,7 @@ from kwartet_epistemic.examples import (
     alice_says_one_of,
     father_announcement,
     muddy_children,
+    nobody_knows,
     russian_cards,
 )
 from kwartet_epistemic.viz import (
@@ -313,8 +314,19 @@ def test_an_agent_without_lines_says_why_in_the_legend() -> None:
     assert "Bob (no lines: tells every world apart)" in texts and "Alice" in texts
 
 
-def test_world_labels_do_not_overlap() -> None:
-    after = russian_cards().announce(alice_says_one_of(["012", "034", "056", "135", "246"]))
+def _six_children_after_two_rounds() -> kw.KripkeModel:
+    model = muddy_children(6, [1, 2, 3]).announce(father_announcement(6))
+    return model.announce(nobody_knows(6)).announce(nobody_knows(6))  # 42 worlds
+
+
+@pytest.mark.parametrize("which", ["russian cards", "six children"])
+def test_world_labels_do_not_overlap(which: str) -> None:
+    """Every world labelled, no two labels on each other: Russian cards after Alice's
+    announcement (a spring layout), six muddy children (a lattice stretched to its rows)."""
+    if which == "six children":
+        after = _six_children_after_two_rounds()
+    else:
+        after = russian_cards().announce(alice_says_one_of(["012", "034", "056", "135", "246"]))
     figure = draw_kripke(after)
     canvas = FigureCanvasAgg(figure)
     canvas.draw()

@@ -972,7 +972,7 @@ def draw_kripke(
         labels = True  # short names (muddy children's 110100) fit a lattice's rows
     _draw_on(
         ax, model, points, agents, edges=_pick_edges(model, agents, edges), labels=labels,
-        highlight=_truth(model, highlight), faded=None, stretch=chosen == "layers",
+        highlight=_truth(model, highlight), faded=None, stretch=chosen in ("layers", "grid"),
     )  # fmt: skip
     if grid is not None:
         _label_grid(ax, model, points, grid)
@@ -994,15 +994,18 @@ def draw_kripke(
 
 
 def _grid_figure_size(model: KripkeModel, grid: tuple[str, str]) -> tuple[float, float]:
+    # At most about 11 inches wide, the width a notebook shows without shrinking it (so
+    # the labels keep their size on screen): narrow columns take vertical labels.
     rows, cols = model.block_count(grid[0]), model.block_count(grid[1])
-    cell = 0.32 if max(rows, cols) <= 20 else 0.24
-    return (max(5.0, cols * cell + 3.2), max(4.0, rows * cell + 1.8))
+    across = max(0.15, min(0.32, 8.0 / max(cols, 1)))
+    down = 0.32 if rows <= 20 else 0.27
+    return (max(5.0, cols * across + 3.2), max(4.0, rows * down + 1.8))
 
 
 def _label_grid(ax: Axes, model: KripkeModel, points: np.ndarray, grid: tuple[str, str]) -> None:
     """Name each row and column of a grid layout by its block (the agent's hand)."""
     rows_agent, cols_agent = grid
-    font = 7 if max(model.block_count(rows_agent), model.block_count(cols_agent)) <= 20 else 5.5
+    font = 7.5  # legible at the size a notebook shows (the figure is at most ~11 inches)
     for axis, agent in ((1, rows_agent), (0, cols_agent)):
         names = _block_names(model, agent)
         labels = np.asarray(model.labels(agent))

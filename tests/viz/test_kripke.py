@@ -335,3 +335,16 @@ def test_world_labels_do_not_overlap(which: str) -> None:
     assert len(boxes) == after.n_worlds
     for first, second in itertools.combinations(boxes, 2):
         assert not first.overlaps(second), (first, second)
+
+
+def test_a_big_grid_keeps_its_labels_legible_at_a_notebooks_width() -> None:
+    """The 560-world deal: at most about 12 inches wide (what a notebook shows unshrunk),
+    every row and column named at 7.5 points or more."""
+    hands = {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}
+    game = kw.Game.from_hands(kw.Deck.piquet(families=2), hands, first="A")
+    model = kw.knowledge(game).kripke_model()
+    figure = draw_kripke(model)
+    assert model.n_worlds == 560 and figure.get_size_inches()[0] <= 12
+    names = [t for t in figure.axes[0].texts if t.get_gid() in ("row-label", "column-label")]
+    assert len(names) == model.block_count("A") + model.block_count("B")
+    assert min(t.get_fontsize() for t in names) >= 7.5

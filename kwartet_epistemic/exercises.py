@@ -63,6 +63,19 @@ class CheckResult:
     def __repr__(self) -> str:
         return f"CheckResult({self.exercise!r}, correct={self.correct})"
 
+    def __str__(self) -> str:
+        return self.message
+
+    def _ipython_display_(self) -> None:
+        # In Jupyter a check cell shows its verdict once: check() has printed it (then
+        # this shows nothing), or the result was made quietly and is shown here.
+        if getattr(self, "_printed", False):
+            return
+        from IPython.display import Markdown, display
+
+        mark = {True: "✅", False: "❌", None: "⬜"}[self.correct]
+        display(Markdown(f"{mark} {self.message}"))
+
 
 class _Wrong(Exception):
     """Raised inside a check: the answer is well formed but wrong (carries the hint)."""
@@ -143,6 +156,7 @@ def check(exercise: str, answer: object, *, quiet: bool = False) -> CheckResult:
             result = CheckResult(exercise, False, f"{exercise}: not right. Hint: {hint}")
     if not quiet:
         print(result.message)
+        object.__setattr__(result, "_printed", True)  # not shown a second time in Jupyter
     return result
 
 

@@ -240,3 +240,24 @@ def test_the_module_does_not_spell_the_stored_answers() -> None:
     # the stored answer is a salted digest; the words it accepts are listed only as options
     assert exercises._digest("05.2", "polynomial") in source
     assert exercises.check("05.2", "Polynomially", quiet=True)
+
+
+def test_a_check_shows_its_verdict_once_in_a_notebook() -> None:
+    """Run as a notebook cell: the printed verdict and nothing else (no CheckResult repr
+    after it); a quiet result shown on its own gives the verdict once, with a mark."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell(
+            'import kwartet_epistemic as kw\nkw.exercises.check("02.5", None)'
+        ),
+        nbformat.v4.new_code_cell('kw.exercises.check("02.5", None, quiet=True)'),
+    ]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    first, second = (cell["outputs"] for cell in notebook.cells)
+    assert [o["output_type"] for o in first] == ["stream"]
+    assert first[0]["text"].startswith("02.5: not answered yet")
+    assert len(second) == 1 and "CheckResult(" not in json.dumps(second)
+    assert "02.5: not answered yet" in second[0]["data"]["text/markdown"]

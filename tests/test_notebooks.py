@@ -45,3 +45,15 @@ def test_notebook_is_stored_without_outputs_and_reads_as_a_lesson(name: str) -> 
         assert f'kw.exercises.check("{name[:2]}.{k}", your_answer)' in code
         assert "your_answer = None" in code
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+
+
+def test_the_worked_solutions_are_kept_for_teachers_apart_from_the_course() -> None:
+    """Students open notebooks/*.ipynb: no solution sits beside them; the teachers'
+    folder holds the solutions and says how to hand out the course without them."""
+    beside = [p.name for p in NOTEBOOKS.glob("*.ipynb") if "solution" in p.name.lower()]
+    assert beside == [] and not (NOTEBOOKS / "solutions").exists()
+    teacher = NOTEBOOKS / "teacher"
+    assert (teacher / "solutions.ipynb").is_file()
+    note = (teacher / "README.md").read_text(encoding="utf-8")
+    assert "hand out the course without the solutions" in note
+    assert "cp notebooks/0*.ipynb" in note

@@ -162,7 +162,7 @@ def test_a_hint_does_not_print_the_answer() -> None:
         ("02.4", True),
         ("03.2", ("ZZ", None)),
         ("03.4", ("AB", "Q", "QH")),
-        ("05.1", (3, "yes")),
+        ("05.1", (3, 42)),
         ("05.3", ["0123"]),
         ("06.3", "swap them"),
     ],
@@ -261,3 +261,19 @@ def test_a_check_shows_its_verdict_once_in_a_notebook() -> None:
     assert first[0]["text"].startswith("02.5: not answered yet")
     assert len(second) == 1 and "CheckResult(" not in json.dumps(second)
     assert "02.5: not answered yet" in second[0]["data"]["text/markdown"]
+
+
+def test_no_answer_or_answering_call_stands_in_the_checks_hints_or_questions() -> None:
+    """The check of 02.2 holds a digest, not the formula; no hint names the call that
+    computes its answer; 05.1's question no longer states its own answer."""
+    source = Path(kw.exercises.__file__).read_text(encoding="utf-8")
+    assert "has(A, 7S) | has(A, 7H) | has(A, 7C)" not in source
+    for exercise, call in [("02.5", "eccentricity"), ("05.5", "kripke_to_tikz"), ("05.1", "C_")]:
+        hint = kw.exercises.check(exercise, _WRONG[exercise], quiet=True).message
+        assert call not in hint, (exercise, hint)
+    notebook = json.loads((ROOT / "notebooks" / "05_classic_puzzles.ipynb").read_text("utf-8"))
+    text = "".join("".join(cell["source"]) for cell in notebook["cells"])
+    assert "after exactly 3 rounds" not in text and "at least 3 are\n   muddy" not in text
+
+
+_WRONG = {"02.5": 99, "05.5": "no tikz", "05.1": (1, "m1")}

@@ -10,7 +10,10 @@ formula; formulas are compared by their truth sets on the model the exercise is 
 as text); the few answers that cannot be computed are stored as salted SHA-256 digests of
 their canonical form.  An answer of ``None`` (the notebooks' placeholder) is "not answered
 yet", and an answer of the wrong kind is a :class:`~kwartet_epistemic.KwartetError`
-naming the exercise and what was expected.
+naming the exercise and what was expected.  After :data:`MAX_WRONG` wrong answers to one
+exercise in a session, its check stops saying right or wrong, so that a loop over guesses
+learns nothing; a question with a few possible answers offers them as explained choices
+(a wrong choice is told what it would mean).  In Jupyter a check's verdict shows once.
 
 >>> import kwartet_epistemic as kw
 >>> kw.exercises.check("02.5", None)
@@ -42,7 +45,7 @@ import numpy as np
 from kwartet_epistemic.cards import Card, Deck
 from kwartet_epistemic.errors import KwartetError
 
-__all__ = ["CheckResult", "check", "describe", "exercise_ids"]
+__all__ = ["MAX_WRONG", "CheckResult", "check", "describe", "exercise_ids"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,13 @@ def _lookup(exercise: object) -> _Exercise:
     return _EXERCISES[exercise]
 
 
+MAX_WRONG = 3
+"""Wrong answers an exercise takes in one Python process before :func:`check` stops saying
+right or wrong (a loop over guesses learns nothing past them; restart to try again)."""
+
+_WRONG_SO_FAR: dict[str, int] = {}  # exercise -> wrong answers in this process
+
+
 def check(exercise: str, answer: object, *, quiet: bool = False) -> CheckResult:
     """Check ``answer`` to ``exercise`` (e.g. ``"02.3"``); print and return the verdict.
 
@@ -142,6 +152,13 @@ def check(exercise: str, answer: object, *, quiet: bool = False) -> CheckResult:
         result = CheckResult(
             exercise, None, f"{exercise}: not answered yet (expected {entry.expects})"
         )
+    elif _WRONG_SO_FAR.get(exercise, 0) >= MAX_WRONG:
+        result = CheckResult(
+            exercise,
+            None,
+            f"{exercise}: {MAX_WRONG} wrong answers already in this session: work it out in the "
+            "notebook, then restart the kernel to check again.",
+        )
     else:
         try:
             right = entry.judge(exercise, answer)
@@ -152,6 +169,7 @@ def check(exercise: str, answer: object, *, quiet: bool = False) -> CheckResult:
         if right:
             result = CheckResult(exercise, True, f"{exercise}: right!")
         else:
+            _WRONG_SO_FAR[exercise] = _WRONG_SO_FAR.get(exercise, 0) + 1
             hint = f"{detail} {entry.hint}".strip()
             result = CheckResult(exercise, False, f"{exercise}: not right. Hint: {hint}")
     if not quiet:
@@ -517,7 +535,7 @@ def _knows_where(agent: str, card: str, players: Iterable[str]) -> Any:
 
 @_exercise(
     "03.1",
-    "the formula (text or a Formula), or its truth value on `state` (a bool)",
+    "the formula (text or a Formula)",
     "'B knows where J♥ is' is the disjunction over players P of K_B has(P, JH); put ~ and K_A "
     "around it. Then read the transcript: what does A know about B's J♥?",
 )
@@ -526,8 +544,8 @@ def _check_03_1(key: str, answer: object) -> bool:
 
     players = _language_game()[0].players
     target = K("A", Not(_knows_where("B", "JH", players)))
-    if isinstance(answer, bool | np.bool_):
-        return bool(answer) == bool(_state_after(12).holds(target))
+    if isinstance(answer, bool | np.bool_):  # a truth value alone could be guessed
+        raise _bad(key, answer)
     formula = _formula(key, answer)
     for moves in range(13):  # the same truth value after every move of the first twelve
         state = _state_after(moves)
@@ -918,18 +936,33 @@ def _check_06_1(key: str, answer: object) -> bool:
     return (card, knows) == (last.card.code, facts.knowledge.known_holder("10H") is not None)
 
 
+_INTERVAL_CHOICES = {
+    "above": "the whole interval lies above 0.25: knowledge wins more than a fair share, and "
+    "400 games are enough to tell",
+    "below": "the whole interval lies below 0.25: knowledge would be worse than its opponents",
+    "overlaps": "the interval contains 0.25: 400 games could not tell knowledge from a fair share",
+}
+
+
 @_exercise(
     "06.2",
-    "whether the 95% interval of `knowledge` lies above 0.25 (a bool)",
-    "read the low end of the interval in result.table() (or result.summary()[0].win_interval).",
+    "one of 'above', 'below' or 'overlaps': where the 95% interval of `knowledge` lies with "
+    "respect to 0.25",
+    "read both ends of the interval in result.table(): is 0.25 below the low end, above the "
+    "high end, or between them?",
 )
 def _check_06_2(key: str, answer: object) -> bool:
     from kwartet_epistemic.tournament import tournament
 
-    given = _bool(key, answer)
+    given = _text(key, answer).strip().lower()
+    if given not in _INTERVAL_CHOICES:
+        raise _bad(key, answer)
     specs = ["knowledge", "defensive:facts", "defensive:facts", "defensive:facts"]
-    low = tournament(specs, 400, seed=1, jobs=2).summary()[0].win_interval[0]
-    return given == (low > 0.25)
+    low, high = tournament(specs, 400, seed=1, jobs=2).summary()[0].win_interval
+    right = "above" if low > 0.25 else "below" if high < 0.25 else "overlaps"
+    if given != right:  # an explained choice: what the option picked would mean
+        raise _Wrong(f"'{given}' would mean {_INTERVAL_CHOICES[given]}; the table says otherwise.")
+    return True
 
 
 @_exercise(

@@ -16,16 +16,16 @@ learns nothing; a question with a few possible answers offers them as explained 
 (a wrong choice is told what it would mean).  In Jupyter a check's verdict shows once.
 
 >>> import kwartet_epistemic as kw
->>> kw.exercises.check("02.5", None)
-02.5: not answered yet (expected the least number of steps (each step along any player's relation) from the actual world that reach every world of the model at the deal, an int)
-CheckResult('02.5', correct=None)
->>> kw.exercises.check("02.5", 10).correct
-02.5: not right. Hint: a step along one player's relation keeps that player's hand...
+>>> kw.exercises.check("02.1", None)
+02.1: not answered yet (expected a pair (number of blocks, worlds per block) of ints)
+CheckResult('02.1', correct=None)
+>>> kw.exercises.check("02.1", (1, 560)).correct
+02.1: not right. Hint: ...
 False
->>> kw.exercises.check("02.5", "many")
+>>> kw.exercises.check("02.1", "many")
 Traceback (most recent call last):
 ...
-kwartet_epistemic.errors.KwartetError: exercise 02.5: answer 'many': expected the least number of steps (each step along any player's relation) from the actual world that reach every world of the model at the deal, an int
+kwartet_epistemic.errors.KwartetError: exercise 02.1: answer 'many': expected a pair (number of blocks, worlds per block) of ints
 >>> len(kw.exercises.exercise_ids())
 30
 """
@@ -144,7 +144,7 @@ def check(exercise: str, answer: object, *, quiet: bool = False) -> CheckResult:
     returns the verdict without printing it.
 
     >>> import kwartet_epistemic as kw
-    >>> kw.exercises.check("02.4", 6, quiet=True).correct
+    >>> kw.exercises.check("02.4", [[0, 1, 2], [3, 4, 5]], quiet=True).correct
     False
     """
     entry = _lookup(exercise)
@@ -214,6 +214,13 @@ def _text(exercise: str, answer: object, expected: str | None = None) -> str:
     if not isinstance(answer, str):
         raise _bad(exercise, answer, expected)
     return " ".join(answer.strip().lower().replace("_", " ").split())
+
+
+def _items(exercise: str, answer: object) -> list[Any]:
+    """The items of a list-like answer of any length (not a string)."""
+    if isinstance(answer, str | bytes) or not isinstance(answer, Iterable):
+        raise _bad(exercise, answer)
+    return list(answer)
 
 
 def _sequence(exercise: str, answer: object, length: int, expected: str | None = None) -> list[Any]:
@@ -478,26 +485,49 @@ def _check_02_3(key: str, answer: object) -> bool:
 
 @_exercise(
     "02.4",
-    "the number of blocks of C's relation in m4 (an int)",
-    "C tells apart two worlds exactly when C's hand differs between them; what does C hold "
+    "C's blocks in m4: a list of groups of world numbers (0 to 5, in the order of "
+    "kw.viz.world_labels(m4)), each group the worlds C cannot tell apart",
+    "C tells two worlds apart exactly when C's hand differs between them; what does C hold "
     "in each of the six worlds?",
 )
 def _check_02_4(key: str, answer: object) -> bool:
-    return _int(key, answer) == _tiny_models()[2].block_count("C")
+    model = _tiny_models()[2]
+    groups = _items(key, answer)
+    given: set[frozenset[int]] = set()
+    for group in groups:
+        if not isinstance(group, list | tuple | set | frozenset) or not group:
+            raise _bad(key, answer)
+        given.add(frozenset(_int(key, w) for w in group))
+    labels = np.asarray(model.labels("C"))
+    blocks = {frozenset(np.flatnonzero(labels == b).tolist()) for b in np.unique(labels)}
+    return given == blocks
 
 
 @_exercise(
     "02.5",
-    "the least number of steps (each step along any player's relation) from the actual world "
-    "that reach every world of the model at the deal, an int",
+    "a shortest path from the actual world of the model at the deal to a world farthest from "
+    "it: a list of world numbers, each related to the one before by some player's relation",
     "a step along one player's relation keeps that player's hand and lets the other two "
-    "trade cards; how many such trades turn the actual deal into the one farthest from it?",
+    "trade cards; which deal is farthest from the actual one, and by which trades is it "
+    "reached?",
 )
 def _check_02_5(key: str, answer: object) -> bool:
     import networkx as nx
 
     model = _tiny_models()[0]
-    return _int(key, answer) == int(nx.eccentricity(nx.Graph(model.to_networkx()), model.actual))
+    path = [_int(key, w) for w in _items(key, answer)]
+    if not path or any(not 0 <= w < model.n_worlds for w in path):
+        raise _bad(key, answer)
+    if path[0] != model.actual:
+        raise _Wrong("a path starts at the actual world.")
+    for u, v in itertools.pairwise(path):
+        if u == v or not any(model.labels(a)[u] == model.labels(a)[v] for a in model.agents):
+            raise _Wrong(f"no player confuses world {u} with world {v}: that is no step.")
+    graph = nx.Graph(model.to_networkx())
+    distance = nx.single_source_shortest_path_length(graph, model.actual)
+    if len(path) - 1 != distance[path[-1]]:
+        raise _Wrong("the path is longer than it needs to be.")
+    return distance[path[-1]] == max(distance.values())
 
 
 # ----- notebook 3: the epistemic language ------------------------------------------

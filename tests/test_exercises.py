@@ -10,7 +10,6 @@ import math
 import re
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 import pytest
 
@@ -44,12 +43,11 @@ def test_every_exercise_of_every_notebook_has_a_check() -> None:
         assert exercises.describe(key)
 
 
-def test_placeholder_is_not_answered_yet(capsys: pytest.CaptureFixture[str]) -> None:
+def test_placeholder_is_not_answered_yet() -> None:
     for key in exercises.exercise_ids():
         result = exercises.check(key, None)
         assert result.correct is None and not result
-    out = capsys.readouterr().out
-    assert out.count("not answered yet") == 30
+        assert result.message == f"{key}: not answered yet (expected {exercises.describe(key)})"
 
 
 def _tiny() -> tuple[kw.Game, kw.KripkeModel]:
@@ -69,22 +67,29 @@ def _right_answers() -> dict[str, object]:
     m4 = kw.knowledge(m4_game).kripke_model()
     sum_hands = [h for h in itertools.combinations(range(7), 3) if sum(h) % 7 == 3]
     return {
-        "01.1": (len(fish.hand("A")), fish.stock_size),
+        "01.1": (len(fish.hand("A")), [c.code for c in fish.stock]),
         "01.5": kw.Deck.themed("dutch_masters").family_cards(0)[0].name,
         "02.1": (blocks, model.n_worlds // blocks),
         "02.2": "has(C, 7D) & (has(A, 7S) | has(A, 7H) | has(A, 7C))",  # ~has(A, 7D) follows
         "02.3": "has(B, 7H)",
-        "02.4": len(
-            {frozenset(world.split("|")[2].split()[1:]) for world in kw.viz.world_labels(m4)}
-        ),
-        "02.5": nx.eccentricity(nx.Graph(model.to_networkx()), model.actual),
+        "02.4": _blocks_by_hand(m4, "C"),
         "03.3": [("m1 | m2 | m3", "m1"), ("~m3", "m1 & m2"), ("m1", "K_2 m1")],
         "05.4": sum_hands,
         "06.4": kw.make_agent("search", "A").policy.objective,
     }
 
 
-RIGHT = ["01.1", "01.5", "02.1", "02.2", "02.3", "02.4", "02.5", "03.3", "05.4", "06.4"]
+RIGHT = ["01.1", "01.5", "02.1", "02.2", "02.3", "02.4", "03.3", "05.4", "06.4"]
+
+
+def _blocks_by_hand(model: kw.KripkeModel, player: str) -> list[set[int]]:
+    """The player's blocks, found from the drawn worlds' labels (the player's hand in each)."""
+    labels = kw.viz.world_labels(model)
+    seat = "ABC".index(player)
+    hands: dict[str, set[int]] = {}
+    for world, label in enumerate(labels):
+        hands.setdefault(label.split("|")[seat], set()).add(world)
+    return list(hands.values())
 
 
 def test_right_answer_keys() -> None:
@@ -119,16 +124,13 @@ def test_a_card_answer_reads_codes_symbols_and_cards() -> None:
 
 
 WRONG = {
-    "01.1": (8, 0),
+    "01.1": (8, []),
     "01.5": "Picasso",
     "02.1": (8, 70),
     "02.2": "has(C, 7D)",
     "02.3": "has(B, 8H) | ~has(B, 8H)",
-    "02.4": 6,
-    "02.5": 1,
+    "02.4": [[0, 1, 2, 3, 4, 5]],
     "03.2": ("7S", None),
-    "04.2": "random",
-    "05.2": "exponential",
     "05.3": ["012", "034", "056", "135", "246"],
     "05.4": ["012", "345"],
     "06.4": "score",
@@ -136,11 +138,10 @@ WRONG = {
 
 
 @pytest.mark.parametrize("key", sorted(WRONG))
-def test_wrong_answers_fail_with_a_hint(key: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_wrong_answers_fail_with_a_hint(key: str) -> None:
     result = exercises.check(key, WRONG[key])
     assert result.correct is False and not result
-    out = capsys.readouterr().out
-    assert out.startswith(f"{key}: not right. Hint: ") and len(out) > 40
+    assert result.message.startswith(f"{key}: not right. Hint: ") and len(result.message) > 40
 
 
 def test_a_hint_does_not_print_the_answer() -> None:
@@ -163,6 +164,10 @@ def test_a_hint_does_not_print_the_answer() -> None:
         ("03.2", ("ZZ", None)),
         ("03.4", ("AB", "Q", "QH")),
         ("05.1", (3, "yes")),
+        ("02.5", "z"),
+        ("02.5", 3),
+        ("03.1", True),
+        ("02.4", [[0, 1], [1, 2, 3, 4, 5]]),
         ("05.3", ["0123"]),
         ("06.3", "swap them"),
     ],
@@ -210,11 +215,10 @@ def test_game_answers_from_the_notebooks_positions() -> None:
     assert not exercises.check("03.5", first - 1, quiet=True)
     # 03.1: the formula and its truth value; a different formula with another truth value fails
     b_knows = " | ".join(f"K_B has({p}, JH)" for p in "ABCD")
-    assert exercises.check("03.1", f"K_A ~({b_knows})", quiet=True)
-    truth = kw.knowledge(positions[12]).holds(f"K_A ~({b_knows})")
-    assert exercises.check("03.1", bool(truth), quiet=True)
-    assert not exercises.check("03.1", not truth, quiet=True)
-    assert not exercises.check("03.1", f"K_A ({b_knows})", quiet=True)
+    truth = bool(kw.knowledge(positions[12]).holds(f"K_A ~({b_knows})"))
+    assert exercises.check("03.1", (f"K_A ~({b_knows})", truth))
+    assert not exercises.check("03.1", (f"K_A ~({b_knows})", not truth))
+    assert not exercises.check("03.1", (f"K_A ({b_knows})", not truth))
 
 
 def test_no_answer_is_written_in_the_notebooks() -> None:
@@ -230,13 +234,10 @@ def test_no_answer_is_written_in_the_notebooks() -> None:
     ]
     for answer in plain:
         assert answer not in text, answer
-    for key in ("02.4", "02.5"):  # small ints: never next to the exercise's own check
-        cell = text[text.index(f'check("{key}"') - 300 : text.index(f'check("{key}"')]
-        assert f"= {answers[key]}" not in cell
 
 
 def test_the_module_does_not_spell_the_stored_answers() -> None:
     source = Path(exercises.__file__).read_text()
     # the stored answer is a salted digest; the words it accepts are listed only as options
     assert exercises._digest("05.2", "polynomial") in source
-    assert exercises.check("05.2", "Polynomially", quiet=True)
+    assert exercises.check("05.2", "Polynomial")

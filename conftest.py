@@ -17,11 +17,6 @@ collect_ignore = ["kwartet_epistemic/env.py", "kwartet_epistemic/openspiel.py"]
 @pytest.fixture(autouse=True)
 def _doctest_names(doctest_namespace: dict) -> None:
     import kwartet_epistemic as kw
-    from kwartet_epistemic import exercises
-
-    # Every test and doctest starts with no wrong answers counted (check stops judging an
-    # exercise after a few): the count belongs to a student's session, not to the suite.
-    exercises._WRONG_SO_FAR.clear()
 
     doctest_namespace["kw"] = kw
     doctest_namespace["np"] = np

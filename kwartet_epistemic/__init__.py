@@ -20,6 +20,7 @@ __version__ = "0.1.0"
 
 # --- errors: every bad input is a KwartetError, which is a ValueError ---------------------
 from kwartet_epistemic.errors import (
+    ExerciseAnswerError,
     FalseAnnouncementError,
     FormulaSyntaxError,
     GameSetupError,
@@ -37,6 +38,7 @@ from kwartet_epistemic.errors import (
 )
 
 __all__ = [
+    "ExerciseAnswerError",
     "FalseAnnouncementError",
     "FormulaSyntaxError",
     "GameSetupError",

@@ -75,3 +75,8 @@ class UnknownToViewerError(KwartetError):
 class UnsupportedFormulaError(KwartetError):
     """A formula that the chosen engine cannot evaluate on this state (the message names
     the engine and the engines that can)."""
+
+
+class ExerciseAnswerError(KwartetError):
+    """An answer to an exercise of the wrong kind (the message names the exercise, the
+    answer and what the exercise expects), or an unknown exercise id."""

@@ -10,7 +10,6 @@ import math
 import re
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 import pytest
 
@@ -44,12 +43,11 @@ def test_every_exercise_of_every_notebook_has_a_check() -> None:
         assert exercises.describe(key)
 
 
-def test_placeholder_is_not_answered_yet(capsys: pytest.CaptureFixture[str]) -> None:
+def test_placeholder_is_not_answered_yet() -> None:
     for key in exercises.exercise_ids():
         result = exercises.check(key, None)
         assert result.correct is None and not result
-    out = capsys.readouterr().out
-    assert out.count("not answered yet") == 30
+        assert result.message == f"{key}: not answered yet (expected {exercises.describe(key)})"
 
 
 def _tiny() -> tuple[kw.Game, kw.KripkeModel]:
@@ -69,35 +67,29 @@ def _right_answers() -> dict[str, object]:
     m4 = kw.knowledge(m4_game).kripke_model()
     sum_hands = [h for h in itertools.combinations(range(7), 3) if sum(h) % 7 == 3]
     return {
-        "01.1": (len(fish.hand("A")), fish.stock_size),
+        "01.1": (len(fish.hand("A")), [c.code for c in fish.stock]),
         "01.5": kw.Deck.themed("dutch_masters").family_cards(0)[0].name,
         "02.1": (blocks, model.n_worlds // blocks),
         "02.2": "has(C, 7D) & (has(A, 7S) | has(A, 7H) | has(A, 7C))",  # ~has(A, 7D) follows
         "02.3": "has(B, 7H)",
         "02.4": _blocks_by_hand(m4, "C"),
-        "02.5": _farthest_path(model),
         "03.3": [("m1 | m2 | m3", "m1"), ("~m3", "m1 & m2"), ("m1", "K_2 m1")],
         "05.4": sum_hands,
         "06.4": kw.make_agent("search", "A").policy.objective,
     }
 
 
-def _blocks_by_hand(model: kw.KripkeModel, player: str) -> list[list[int]]:
-    """The worlds grouped by the player's hand, read from the world names (A ... | C ...)."""
-    by_hand: dict[str, list[int]] = {}
-    for w, name in enumerate(kw.viz.world_labels(model)):
-        hand = next(part for part in name.split("|") if part.strip().startswith(player))
-        by_hand.setdefault(hand.strip(), []).append(w)
-    return list(by_hand.values())
+RIGHT = ["01.1", "01.5", "02.1", "02.2", "02.3", "02.4", "03.3", "05.4", "06.4"]
 
 
-def _farthest_path(model: kw.KripkeModel) -> list[int]:
-    graph = nx.Graph(model.to_networkx())
-    distance = nx.single_source_shortest_path_length(graph, model.actual)
-    return nx.shortest_path(graph, model.actual, max(distance, key=distance.get))
-
-
-RIGHT = ["01.1", "01.5", "02.1", "02.2", "02.3", "02.4", "02.5", "03.3", "05.4", "06.4"]
+def _blocks_by_hand(model: kw.KripkeModel, player: str) -> list[set[int]]:
+    """The player's blocks, found from the drawn worlds' labels (the player's hand in each)."""
+    labels = kw.viz.world_labels(model)
+    seat = "ABC".index(player)
+    hands: dict[str, set[int]] = {}
+    for world, label in enumerate(labels):
+        hands.setdefault(label.split("|")[seat], set()).add(world)
+    return list(hands.values())
 
 
 def test_right_answer_keys() -> None:
@@ -132,16 +124,13 @@ def test_a_card_answer_reads_codes_symbols_and_cards() -> None:
 
 
 WRONG = {
-    "01.1": (8, 0),
+    "01.1": (8, []),
     "01.5": "Picasso",
     "02.1": (8, 70),
     "02.2": "has(C, 7D)",
     "02.3": "has(B, 8H) | ~has(B, 8H)",
-    "02.4": [[0, 1, 2], [3, 4, 5]],
-    "02.5": [0],
+    "02.4": [[0, 1, 2, 3, 4, 5]],
     "03.2": ("7S", None),
-    "04.2": "random",
-    "05.2": "exponential",
     "05.3": ["012", "034", "056", "135", "246"],
     "05.4": ["012", "345"],
     "06.4": "score",
@@ -149,11 +138,10 @@ WRONG = {
 
 
 @pytest.mark.parametrize("key", sorted(WRONG))
-def test_wrong_answers_fail_with_a_hint(key: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_wrong_answers_fail_with_a_hint(key: str) -> None:
     result = exercises.check(key, WRONG[key])
     assert result.correct is False and not result
-    out = capsys.readouterr().out
-    assert out.startswith(f"{key}: not right. Hint: ") and len(out) > 40
+    assert result.message.startswith(f"{key}: not right. Hint: ") and len(result.message) > 40
 
 
 def test_a_hint_does_not_print_the_answer() -> None:
@@ -175,7 +163,11 @@ def test_a_hint_does_not_print_the_answer() -> None:
         ("02.4", True),
         ("03.2", ("ZZ", None)),
         ("03.4", ("AB", "Q", "QH")),
-        ("05.1", (3, 42)),
+        ("05.1", (3, "yes")),
+        ("02.5", "z"),
+        ("02.5", 3),
+        ("03.1", True),
+        ("02.4", [[0, 1], [1, 2, 3, 4, 5]]),
         ("05.3", ["0123"]),
         ("06.3", "swap them"),
     ],
@@ -223,10 +215,10 @@ def test_game_answers_from_the_notebooks_positions() -> None:
     assert not exercises.check("03.5", first - 1, quiet=True)
     # 03.1: the formula and its truth value; a different formula with another truth value fails
     b_knows = " | ".join(f"K_B has({p}, JH)" for p in "ABCD")
-    assert exercises.check("03.1", f"K_A ~({b_knows})", quiet=True)
-    with pytest.raises(kw.KwartetError, match="03.1"):  # a truth value alone is no answer
-        exercises.check("03.1", True, quiet=True)
-    assert not exercises.check("03.1", f"K_A ({b_knows})", quiet=True)
+    truth = bool(kw.knowledge(positions[12]).holds(f"K_A ~({b_knows})"))
+    assert exercises.check("03.1", (f"K_A ~({b_knows})", truth))
+    assert not exercises.check("03.1", (f"K_A ~({b_knows})", not truth))
+    assert not exercises.check("03.1", (f"K_A ({b_knows})", not truth))
 
 
 def test_no_answer_is_written_in_the_notebooks() -> None:
@@ -242,72 +234,10 @@ def test_no_answer_is_written_in_the_notebooks() -> None:
     ]
     for answer in plain:
         assert answer not in text, answer
-    for key in ("02.4", "02.5"):  # never next to the exercise's own check
-        cell = text[text.index(f'check("{key}"') - 300 : text.index(f'check("{key}"')]
-        assert str(answers[key]) not in cell
 
 
 def test_the_module_does_not_spell_the_stored_answers() -> None:
     source = Path(exercises.__file__).read_text()
     # the stored answer is a salted digest; the words it accepts are listed only as options
     assert exercises._digest("05.2", "polynomial") in source
-    assert exercises.check("05.2", "Polynomially", quiet=True)
-
-
-def test_a_check_shows_its_verdict_once_in_a_notebook() -> None:
-    """Run as a notebook cell: the printed verdict and nothing else (no CheckResult repr
-    after it); a quiet result shown on its own gives the verdict once, with a mark."""
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells = [
-        nbformat.v4.new_code_cell(
-            'import kwartet_epistemic as kw\nkw.exercises.check("02.5", None)'
-        ),
-        nbformat.v4.new_code_cell('kw.exercises.check("02.5", None, quiet=True)'),
-    ]
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
-    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
-    first, second = (cell["outputs"] for cell in notebook.cells)
-    assert [o["output_type"] for o in first] == ["stream"]
-    assert first[0]["text"].startswith("02.5: not answered yet")
-    assert len(second) == 1 and "CheckResult(" not in json.dumps(second)
-    assert "02.5: not answered yet" in second[0]["data"]["text/markdown"]
-
-
-def test_no_answer_or_answering_call_stands_in_the_checks_hints_or_questions() -> None:
-    """The check of 02.2 holds a digest, not the formula; no hint names the call that
-    computes its answer; 05.1's question no longer states its own answer."""
-    source = Path(kw.exercises.__file__).read_text(encoding="utf-8")
-    assert "has(A, 7S) | has(A, 7H) | has(A, 7C)" not in source
-    for exercise, call in [("02.5", "eccentricity"), ("05.5", "kripke_to_tikz"), ("05.1", "C_")]:
-        hint = kw.exercises.check(exercise, _WRONG[exercise], quiet=True).message
-        assert call not in hint, (exercise, hint)
-    notebook = json.loads((ROOT / "notebooks" / "05_classic_puzzles.ipynb").read_text("utf-8"))
-    text = "".join("".join(cell["source"]) for cell in notebook["cells"])
-    assert "after exactly 3 rounds" not in text and "at least 3 are\n   muddy" not in text
-
-
-_WRONG = {"02.5": [0], "05.5": "no tikz", "05.1": (1, "m1")}
-
-
-def test_a_loop_of_guesses_learns_nothing_past_three_wrong_answers() -> None:
-    """Brute force over small ints, truth values, players and pairs: after three wrong
-    answers an exercise stops saying right or wrong, so such a loop recovers only what
-    its first three guesses happen to hit."""
-    guesses = [*range(41), True, False, *"ABCD", "above", "below", "overlaps"]
-    guesses += [(i, j) for i in range(13) for j in range(13)]
-    recovered = {}
-    for exercise in exercises.exercise_ids():
-        for guess in guesses:
-            try:
-                result = exercises.check(exercise, guess, quiet=True)
-            except kw.KwartetError:
-                continue
-            if result.correct:
-                recovered[exercise] = guess
-                break
-    # Only a right answer among an exercise's first three well-formed guesses can be hit.
-    assert len(recovered) <= 1, recovered
-    late = exercises.check("04.1", 30, quiet=True)
-    assert late.correct is None and "3 wrong answers already" in late.message
+    assert exercises.check("05.2", "Polynomial")

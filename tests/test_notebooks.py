@@ -55,5 +55,5 @@ def test_the_worked_solutions_are_kept_for_teachers_apart_from_the_course() -> N
     teacher = NOTEBOOKS / "teacher"
     assert (teacher / "solutions.ipynb").is_file()
     note = (teacher / "README.md").read_text(encoding="utf-8")
-    assert "hand out the course without the solutions" in note
-    assert "cp notebooks/0*.ipynb" in note
+    assert "To hand out the course" in note and "not for students" in note
+    assert "cp notebooks/*.ipynb course/" in note  # the top level only: not this folder

@@ -226,7 +226,9 @@ def _run_simulate(args: argparse.Namespace) -> int:
     Game.deal(deck, players, seed=0, rules=rules)  # fail fast on a bad setup, before the loop
     seed = args.seed
     if seed is None:  # a fresh seed, printed so that the run can be repeated
-        seed = int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]
+        from kwartet_epistemic.tournament import fresh_seed
+
+        seed = fresh_seed()
     rng = np.random.default_rng(seed)
     wins_by_seat = np.zeros(n)
     wins_by_turn = np.zeros(n)  # by position after the dealer: 0 moves first

@@ -72,7 +72,12 @@ from kwartet_epistemic.agents.policies import Policy, Situation
 from kwartet_epistemic.errors import KwartetError
 from kwartet_epistemic.game import Ask, PlayerView
 from kwartet_epistemic.sandbox import MAX_MESSAGE, MESSAGE_HEADER, write_message
-from kwartet_epistemic.tournament import TournamentResult, share_interval, tournament
+from kwartet_epistemic.tournament import (
+    TournamentResult,
+    fresh_seed,
+    share_interval,
+    tournament,
+)
 
 __all__ = [
     "CALIBRATION_AGENTS",
@@ -182,6 +187,12 @@ class _Seat:
     def __init__(self, file: Path, own_work: bool, time_limit: float, memory: int) -> None:
         self.key = (str(file), own_work, time_limit, memory)
         self.file = file
+        try:  # read first: a file that is not text starts no process
+            source = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise GradingFailure(
+                "no_agent", f"agent file {file.name!r}: expected a Python file in UTF-8"
+            ) from None
         self.time_limit = time_limit
         self.folder = tempfile.TemporaryDirectory(prefix="kwartet-grade-")
         self.log = Path(self.folder.name) / "output.txt"
@@ -212,13 +223,6 @@ class _Seat:
         os.close(from_child)
         self.outgoing = os.fdopen(from_parent, "wb", buffering=0)
         self.incoming = os.fdopen(to_parent, "rb", buffering=0)
-        try:
-            source = file.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            self.close()
-            raise GradingFailure(
-                "no_agent", f"agent file {file.name!r}: expected a Python file in UTF-8"
-            ) from None
         answer = self.ask(("load", source, str(file), own_work), LOAD_TIME_LIMIT, "loading it")
         self.name = str(answer.get("loaded", "student"))
 
@@ -465,7 +469,7 @@ def _checked(bar: float, games: int, time_limit: float, memory: int) -> None:
 
 def _fresh_seed(seed: int | None) -> int:
     if seed is None:
-        return int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]
+        return fresh_seed()
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise KwartetError(f"seed={seed!r}: expected None or a whole number from 0")
     return seed

@@ -44,6 +44,7 @@ from kwartet_epistemic.game import MAX_SEED, Ask, Game
 from kwartet_epistemic.rules import RuleSet
 
 __all__ = [
+    "fresh_seed",
     "GameResult",
     "AgentSummary",
     "ShareSummary",
@@ -534,6 +535,16 @@ def _play_chunk(
     return [play_game(seating, seed, rules, deck, index) for index, seed, seating in tasks]
 
 
+def fresh_seed() -> int:
+    """A new seed from the operating system's entropy, below 2**63 (it fits every CSV
+    reader and JSON number): what a tournament without ``seed`` plays and records.
+
+    >>> 0 <= fresh_seed() < 2**63
+    True
+    """
+    return int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]
+
+
 def tournament(
     agents: Sequence[str],
     games: int,
@@ -598,7 +609,7 @@ def tournament(
         stored_seed, done = _read_results(path, agents, rules, deck, seed)
         seed = stored_seed
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]
+        seed = fresh_seed()
     tasks = [t for t in _schedule(agents, games, seed) if t[0] not in done]
     start = time.perf_counter()
     writer = _CsvAppender(path, len(agents), rules, deck, seed) if path is not None else None
@@ -811,7 +822,7 @@ def _read_results(
     if stored_seed is None:
         stored_seed = seed
     if stored_seed is None:
-        stored_seed = int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]
+        stored_seed = fresh_seed()
     return stored_seed, done
 
 

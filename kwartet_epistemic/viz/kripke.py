@@ -629,29 +629,30 @@ def _draw_on(
     n = model.n_worlds
     faded_mask = np.zeros(n, dtype=bool) if faded is None else faded
     scale = 1.0 if n <= 30 else 0.7 if n <= 120 else 0.45
+    # One agent's relation, drawn as trees: its blocks as closed shapes instead, as the
+    # textbooks draw equivalence classes (a tree reads as if its ends were unrelated).
+    shapes = edges == "tree" and len(agents) == 1
+    lined = () if shapes else tuple(agents)  # the agents drawn as lines
     # Lines shared by several agents run side by side instead of hiding each other.
     shared: dict[tuple[int, int], list[str]] = {}
-    per_agent = {a: kripke_edges(model, a, positions, edges) for a in agents}
+    per_agent = {a: kripke_edges(model, a, positions, edges) for a in lined}
     if edges == "tree" and faded_mask.any():
         # Kept worlds stay joined by a tree of their own: the old tree may run through
         # removed worlds.
         kept_worlds = np.flatnonzero(~faded_mask)
         survivors = model.restrict(~faded_mask)
-        for a in agents:
+        for a in lined:
             kept_tree = [
                 (int(kept_worlds[u]), int(kept_worlds[v]))
                 for u, v in kripke_edges(survivors, a, positions[kept_worlds], "tree")
             ]
             gone = [(u, v) for u, v in per_agent[a] if faded_mask[u] or faded_mask[v]]
             per_agent[a] = kept_tree + gone
-    for a in agents:
+    for a in lined:
         for pair in per_agent[a]:
             shared.setdefault(pair, []).append(a)
     gap = 0.006 if n <= 30 else 0.003
     handles: list[Any] = []
-    # One agent's relation, drawn as trees: its blocks as closed shapes instead, as the
-    # textbooks draw equivalence classes (a tree reads as if its ends were unrelated).
-    shapes = edges == "tree" and len(agents) == 1
     shaped = agents[0] if shapes else ""
     if shapes:
         a = agents[0]
@@ -660,8 +661,7 @@ def _draw_on(
         handles.append(
             Patch(facecolor=colour, alpha=0.2, edgecolor=colour, label=f"a block of {a}")
         )
-        agents = ()
-    for position_in_model, a in ((model.agents.index(a), a) for a in agents):
+    for position_in_model, a in ((model.agents.index(a), a) for a in lined):
         colour, style = agent_style(position_in_model)
         kept_segments: list[list[np.ndarray]] = []
         faded_segments: list[list[np.ndarray]] = []
@@ -761,7 +761,7 @@ def _draw_on(
     ax.set_axis_off()
     if legend and handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
-                  frameon=False, title="agents" if agents else None, title_fontsize=8)  # fmt: skip
+                  frameon=False, title="agents" if lined else None, title_fontsize=8)  # fmt: skip
 
 
 def _label_places(
@@ -795,15 +795,17 @@ def _label_places(
     placed: list[tuple[float, float, float, float]] = []
     worlds = [(centre[w, 0], centre[w, 1], 0.5 * drop) for w in range(len(centre))]
     result: dict[int, tuple[tuple[float, float], str, str]] = {}
+
+    def box_of(w: int, wide: float, option: tuple[tuple[float, float], str, str]) -> Any:
+        (dx, dy), ha, va = option
+        x0 = centre[w, 0] + dx - (wide / 2 if ha == "center" else wide if ha == "right" else 0)
+        y0 = centre[w, 1] + dy - (line if va == "top" else line / 2 if va == "center" else 0)
+        return (x0, y0, x0 + wide, y0 + line)
+
     for w, name in enumerate(names):
-        width = char * len(name)
+        wide = char * len(name)
         for option in options:
-            (dx, dy), ha, va = option
-            x0 = (
-                centre[w, 0] + dx - (width / 2 if ha == "center" else width if ha == "right" else 0)
-            )
-            y0 = centre[w, 1] + dy - (line if va == "top" else line / 2 if va == "center" else 0)
-            box = (x0, y0, x0 + width, y0 + line)
+            box = box_of(w, wide, option)
             hits_label = any(
                 box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed
             )
@@ -814,11 +816,9 @@ def _label_places(
             )
             if not hits_label and not hits_world:
                 break
-        else:
-            option, box = options[0], (0.0, 0.0, 0.0, 0.0)
-            (dx, dy), _, _ = option
-            x0 = centre[w, 0] - width / 2
-            box = (x0, centre[w, 1] - drop - line, x0 + width, centre[w, 1] - drop)
+        else:  # every place collides: below, as before
+            option = options[0]
+            box = box_of(w, wide, option)
         placed.append(box)
         result[w] = option
     return result

@@ -521,7 +521,7 @@ class Deck:
         return number
 
     def family_index(self, family: str) -> int:
-        """The position of a family in :attr:`families` (case-insensitive).
+        """The position of a family in ``families`` (case-insensitive).
 
         >>> Deck.piquet().family_index("q")
         5

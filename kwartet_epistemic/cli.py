@@ -30,13 +30,14 @@ import numpy as np
 from kwartet_epistemic.agents.agent import make_player, player_names
 from kwartet_epistemic.cards import Deck, bundled_packs
 from kwartet_epistemic.demo import run_demo
+from kwartet_epistemic.docs import DEFAULT_OUTPUT, build_docs
 from kwartet_epistemic.errors import GameSetupError, KwartetError, RuleOptionError
 from kwartet_epistemic.game import Game
 from kwartet_epistemic.play import PACES, Session
 from kwartet_epistemic.record import GameRecord
 from kwartet_epistemic.rules import PRESETS, RuleSet
 
-__all__ = ["main", "deck_from_option", "rules_from_options"]
+__all__ = ["build_parser", "command_help", "main", "deck_from_option", "rules_from_options"]
 
 SEAT_LETTERS = "ABCDEFGH"
 #: The computer players of ``kwartet play`` unless --opponents says otherwise: the
@@ -368,7 +369,18 @@ def _run_demo(args: argparse.Namespace) -> int:
 # ----- main -------------------------------------------------------------------------
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``kwartet`` command, with every subcommand (the docs site prints
+    their help).
+
+    >>> build_parser().prog
+    'kwartet'
+    """
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The command's parser and each subcommand's, by name."""
     parser = argparse.ArgumentParser(
         prog="kwartet",
         description="Kwartet, the Dutch quartet card game: play, simulate, tournament, replay, "
@@ -553,21 +565,44 @@ def _parser() -> argparse.ArgumentParser:
 
     docs = sub.add_parser(
         "docs",
-        help="build the API reference (static HTML, needs the docs extra: pdoc)",
-        description="Build the API reference of every public module from the docstrings "
-        "with pdoc, as a static HTML site; open its index.html.",
+        help="build the documentation site (the course, the guide, the API; extra docs)",
+        description="Build the documentation site with Sphinx: the guide, the six notebooks "
+        "executed with their figures, the command line, the performance figures and the API "
+        "reference.  Any warning or broken link fails the build (exit status 1).  Run it in "
+        "a clone of the repository; open OUTPUT/index.html.",
     )
-    from kwartet_epistemic.docs import add_arguments as add_docs_arguments
-
-    add_docs_arguments(docs)
+    docs.add_argument(
+        "--output", default=str(DEFAULT_OUTPUT), metavar="DIR",
+        help=f"where to write the site (default {DEFAULT_OUTPUT}; an earlier site there is replaced)",
+    )  # fmt: skip
+    docs.add_argument(
+        "--no-execute", action="store_true",
+        help="show the notebooks as written, without running them (a quick check of the rest)",
+    )  # fmt: skip
     docs.set_defaults(run=_run_docs)
-    return parser
+    return parser, dict(sub.choices)
+
+
+def command_help() -> dict[str, str]:
+    """The help text of ``kwartet`` (key ``""``) and of each subcommand, as printed by
+    ``--help``: what the docs site's command-line page shows.
+
+    >>> helps = command_help()
+    >>> "" in helps and helps["play"].startswith("usage: kwartet play")
+    True
+    """
+    parser, subcommands = _parsers()
+    return {"": parser.format_help()} | {
+        name: sub.format_help() for name, sub in subcommands.items()
+    }
 
 
 def _run_docs(args: argparse.Namespace) -> int:
-    from kwartet_epistemic.docs import run
-
-    return run(args)
+    build = build_docs(
+        args.output, commands=command_help(), execute=not args.no_execute, strict=False
+    )
+    print(build.summary())
+    return 0 if build.clean else 1
 
 
 def _run_grade(args: argparse.Namespace) -> int:
@@ -618,7 +653,7 @@ def _silence_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``kwartet`` command with ``argv`` (default: the process arguments);
     returns the exit status: 0 on success, 2 on bad input."""
-    parser = _parser()
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # --help, or argparse's own usage error (status 2)

@@ -19,15 +19,13 @@ from kwartet_epistemic.epistemics.symbolic import export_game
 from kwartet_epistemic.errors import ModelError
 from kwartet_epistemic.game import Game, PlayerView
 from kwartet_epistemic.kripke import KripkeModel
-from kwartet_epistemic.logic.formula import Formula
+from kwartet_epistemic.logic.formula import FormulaLike
 from kwartet_epistemic.symbolic.backend import plain_errors
 from kwartet_epistemic.symbolic.smcdel import SmcdelExport, export_structure
 from kwartet_epistemic.symbolic.structure import BddKnowledgeStructure, KnowledgeStructure
 from kwartet_epistemic.symbolic.translations import export_kripke
 
 __all__ = ["smcdel_export", "to_smcdel"]
-
-FormulaLike = Formula | str
 
 
 @plain_errors

@@ -1,12 +1,23 @@
-"""The API reference: a static HTML site built from the docstrings with pdoc (extra ``docs``).
+"""The documentation site: the course, the guide and the API reference, built by Sphinx.
 
-``kwartet docs`` (or ``python -m kwartet_epistemic.docs``) writes it to ``build/api/``
-(``--output DIR`` elsewhere); open ``index.html``.  Every public module of the package is
-documented: the modules are found by walking the package, so a new module gets its page
-without a change here.  A module whose optional extra is not installed (``env`` needs
-``rl``) is left out with a note saying which extra brings it.  The first page is the
-package itself: what the library is, the README's quick start, every module with its
-summary, and the top-level API (the names of ``kwartet_epistemic.__all__``).
+``kwartet docs`` (extra ``docs``) writes it to ``build/site/`` (``--output DIR`` elsewhere);
+open ``index.html``.  The site holds
+
+- the guide pages shipped in the package (``kwartet_epistemic/guide/``: start here, concepts
+  with the library's own pictures, glossary, the library in use, engines and their limits,
+  teaching with it, research with it);
+- the six tutorial notebooks of ``notebooks/``, executed at build time with their figures
+  (myst-nb; the teacher's solutions are never part of it);
+- the command line, every subcommand's ``--help``;
+- the performance page, generated from ``paper/measurements/`` (every figure there has one
+  source: the file a benchmark script wrote);
+- the API reference of every public module, each object documented once, in the module
+  that defines it (autodoc), with the top-level names of ``kwartet_epistemic`` listed.
+
+The build is strict: any warning Sphinx, autodoc, MyST or a notebook emits is an error,
+and so is a link inside the site that lands nowhere (a missing page, or an anchor missing
+from its page).  The notebooks and the measurements are read from a clone of the
+repository (they are not installed with the package).
 
 >>> modules, skipped = public_modules()
 >>> "kwartet_epistemic.logic" in modules and "kwartet_epistemic.cli" in modules
@@ -17,67 +28,94 @@ False
 
 from __future__ import annotations
 
-import argparse
-import ast
-import contextlib
+import html.parser
 import importlib
 import importlib.metadata
+import importlib.resources
 import importlib.util
 import inspect
-import linecache
+import io
 import pkgutil
 import posixpath
 import re
 import shutil
-import sys
 import types
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, cast
+from urllib.parse import unquote, urlsplit
 
 from kwartet_epistemic.errors import KwartetError
 
-__all__ = ["DEFAULT_OUTPUT", "DOCFORMAT", "DocsBuild", "build_docs", "main", "public_modules"]
+__all__ = [
+    "DEFAULT_OUTPUT",
+    "DocsBuild",
+    "DocsError",
+    "broken_links",
+    "build_docs",
+    "public_modules",
+    "repository_root",
+]
 
 PACKAGE = "kwartet_epistemic"
 #: Where ``kwartet docs`` writes the site unless ``--output`` says otherwise.
-DEFAULT_OUTPUT = Path("build") / "api"
-#: The docstrings are reST-ish (``code``, :class:`roles`, doctest examples); pdoc's
-#: ``restructuredtext`` format turns the roles into links, where Markdown would print them.
-DOCFORMAT: Final[Literal["restructuredtext"]] = "restructuredtext"
-# A file in the output folder that marks it as a reference this module wrote: only such a
-# folder (or an empty one) is cleared before a new build.
-_MARKER = ".kwartet-api-reference"
+DEFAULT_OUTPUT = Path("build") / "site"
+#: The tutorial notebooks of the course, in their order (``notebooks/`` of a clone).
+NOTEBOOK_GLOB = "[0-9][0-9]_*.ipynb"
+# A file in the output folder that marks it as a site this module wrote: only such a folder
+# (or an empty one) is cleared before a new build.
+_MARKER = ".kwartet-docs-site"
 # Import names whose distribution is spelled otherwise (to name the extra that brings them).
 _DISTRIBUTION_OF = {"pyspiel": "open_spiel"}
+#: Old module paths kept only to forward to where the modules moved: not documented.
+MOVED_MODULES = frozenset({"kwartet_epistemic.env", "kwartet_epistemic.openspiel"})
+
+
+class DocsError(KwartetError):
+    """The site cannot be built as asked (a bad output folder, no clone to read the
+    notebooks from), or it was built with warnings or broken links (listed in the message)."""
 
 
 @dataclass(frozen=True)
 class DocsBuild:
     """What :func:`build_docs` wrote: the folder, the modules documented, the modules left
-    out (with the reason) and the warnings pdoc emitted (empty for a clean build)."""
+    out (with the reason), the notebooks executed, and the warnings and broken links found
+    (both empty for a clean build)."""
 
     output: Path
     modules: tuple[str, ...]
     skipped: tuple[tuple[str, str], ...]
+    notebooks: tuple[str, ...]
     warnings: tuple[str, ...]
+    broken: tuple[str, ...]
 
     @property
     def index(self) -> Path:
         """The first page of the site."""
         return self.output / "index.html"
 
-    def page(self, module: str) -> Path:
-        """The page of ``module`` (a dotted name), e.g. ``build.page("kwartet_epistemic.logic")``."""
-        return self.output.joinpath(*module.split(".")).with_suffix(".html")
+    @property
+    def clean(self) -> bool:
+        """No warning and no broken link."""
+        return not self.warnings and not self.broken
+
+    def page(self, name: str) -> Path:
+        """The page of a module (``"kwartet_epistemic.logic"``) or a guide page
+        (``"glossary"``, ``"notebooks/01_first_game"``)."""
+        if name == PACKAGE or name.startswith(PACKAGE + "."):
+            return self.output / "api" / f"{name}.html"
+        return self.output / f"{name}.html"
 
     def summary(self) -> str:
-        """One line per fact: where it is, how many modules, what was left out and why."""
-        lines = [f"API reference: {len(self.modules)} modules -> {self.index}"]
+        """One line per fact: where it is, what it holds, what was left out and why."""
+        lines = [
+            f"site: {len(self.notebooks)} notebooks, {len(self.modules)} modules -> {self.index}"
+        ]
         lines += [f"  not documented: {reason}" for _, reason in self.skipped]
         lines += [f"  warning: {text}" for text in self.warnings]
+        lines += [f"  broken link: {text}" for text in self.broken]
         return "\n".join(lines)
 
 
@@ -111,10 +149,6 @@ def _missing_dependency(error: ImportError, package: str) -> str | None:
             return None if root == package.split(".")[0] else root
         seen = seen.__cause__ or seen.__context__
     return None
-
-
-MOVED_MODULES = frozenset({"kwartet_epistemic.env", "kwartet_epistemic.openspiel"})
-"""Old module paths kept only to forward to where the modules moved: not documented."""
 
 
 def _walk(package: str) -> Iterator[tuple[str, bool]]:
@@ -157,7 +191,7 @@ def public_modules(package: str = PACKAGE) -> tuple[list[str], list[tuple[str, s
         if any(name.startswith(left + ".") for left, _ in skipped):
             continue  # inside a package left out
         try:
-            module = importlib.import_module(name)
+            importlib.import_module(name)
         except ImportError as error:
             missing = _missing_dependency(error, package)
             if missing is None:
@@ -167,522 +201,525 @@ def public_modules(package: str = PACKAGE) -> tuple[list[str], list[tuple[str, s
             how = f"the {extra!r} extra" if extra else "an optional dependency"
             skipped.append((name, f"{name} needs {missing} ({how}{bring})"))
             continue
-        for attribute in getattr(module, "__all__", ()):
-            # a name that a module's __getattr__ loads on first use (kw.viz's drawings)
-            # is looked up now, so that pdoc, which reads the module's dict, finds it
-            getattr(module, attribute, None)
         modules.append(name)
     return modules, skipped
 
 
-def _readme_top(package: str) -> str:
-    """The README's opening (up to its first ``##`` heading): what the library is and the
-    quick start.  Empty when the README is not next to the package (a wheel install)."""
-    spec = importlib.util.find_spec(package)
-    origin = Path(spec.origin) if spec and spec.origin else None
-    readme = origin.parent.parent / "README.md" if origin else None
-    if readme is None or not readme.is_file():
+def repository_root(start: str | Path | None = None) -> Path | None:
+    """The clone the package was installed from (editable), or that holds ``start``: the
+    nearest folder with ``pyproject.toml``, ``notebooks/`` and ``paper/measurements/``.
+    ``None`` for an installed wheel with no clone beside it.
+
+    >>> root = repository_root()
+    >>> root is None or (root / "notebooks").is_dir()
+    True
+    """
+    here = Path(start) if start is not None else Path(__file__).resolve().parent
+    for folder in (here, *here.parents):
+        if all(
+            (folder / part).exists()
+            for part in ("pyproject.toml", "notebooks", "paper/measurements")
+        ):
+            return folder
+    return None
+
+
+# -- the API reference -------------------------------------------------------------------
+
+
+def _summary(obj: Any) -> str:
+    """The first paragraph of the docstring of a module, class or function, on one line,
+    its cross-references shown as code ("" for a constant: its docstring is its type's)."""
+    if _kind(obj) == "data":
         return ""
-    text = readme.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if lines and lines[0].startswith("# "):  # the title: the page has its own
-        lines = lines[1:]
-    top = "\n".join(lines).split("\n## ", 1)[0]
-    return top.strip()
+    doc = inspect.getdoc(obj) or ""
+    return _literal_roles(" ".join(doc.split("\n\n", 1)[0].split()))
 
 
-def _summary(module: Any) -> str:
-    doc = (getattr(module, "__doc__", None) or "").strip()
-    first = doc.split("\n\n", 1)[0]
-    return " ".join(first.split())
+def _kind(obj: Any) -> str:
+    if isinstance(obj, types.ModuleType):
+        return "module"
+    if inspect.isclass(obj):
+        return "exception" if issubclass(obj, BaseException) else "class"
+    if callable(obj) and (inspect.isfunction(obj) or inspect.isbuiltin(obj)):
+        return "function"
+    return "data"
 
 
-def _landing(package: str, modules: Sequence[str], skipped: Sequence[tuple[str, str]]) -> str:
-    """The Markdown shown at the top of the package's page."""
-    parts = []
-    top = _readme_top(package)
-    if top:
-        parts.append("## Quick start\n\n" + top)
-    rows = ["| module | what it holds |", "|---|---|"]
-    for name in modules[1:]:
-        href = name.replace(".", "/") + ".html"  # from the package's page, beside its folder
-        summary = _plain(_summary(sys.modules[name])).replace("|", "\\|")
-        rows.append(f"| [`{name.removeprefix(package + '.')}`]({href}) | {summary} |")
-    parts.append("## Modules\n\n" + "\n".join(rows))
+def _homes(modules: Iterable[str]) -> dict[tuple[str, str], tuple[str, str]]:
+    """Where each exported object is documented in full: (module, name) -> (home module,
+    name there).
+
+    A class or function lives in the public module that defines it; one defined in a
+    private module in the deepest public module that exports it.  A constant lives in the
+    deepest public module that exports the same object under the same name (equal small
+    numbers are one object in Python, so identity alone would join unrelated constants).
+    """
+    exporters: dict[object, list[tuple[str, str]]] = {}
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if isinstance(obj, types.ModuleType):
+                continue
+            key = id(obj) if _kind(obj) != "data" else (name, id(obj))
+            exporters.setdefault(key, []).append((module_name, name))
+    public = set(modules)
+    homes: dict[tuple[str, str], tuple[str, str]] = {}
+    for places in exporters.values():
+        module_name, name = places[0]
+        obj = getattr(importlib.import_module(module_name), name)
+        defined = getattr(obj, "__module__", None) if _kind(obj) != "data" else None
+        owners = [place for place in places if place[0] == defined and defined in public]
+        home = owners[0] if owners else max(places, key=lambda p: (p[0].count("."), p[0]))
+        for place in places:
+            homes[place] = home
+    return homes
+
+
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`(~?)([^`<]*?)\s*(?:<([^>]*)>)?`")
+
+
+def _literal_roles(text: str) -> str:
+    """``text`` with every cross-reference role shown as code: a summary is read outside
+    the page it was written for, where a short name may mean nothing.
+
+    >>> _literal_roles("Run :func:`~kwartet_epistemic.knowledge` or :class:`Game`.")
+    'Run ``knowledge`` or ``Game``.'
+    """
+
+    def code(match: re.Match[str]) -> str:
+        short, shown = match.group(1), match.group(2)
+        return f"``{shown.rsplit('.', 1)[-1] if short else shown}``"
+
+    return _ROLE.sub(code, text)
+
+
+def _rst_title(text: str, underline: str = "=") -> str:
+    return f"{text}\n{underline * len(text)}\n"
+
+
+def _api_page(
+    module_name: str, homes: Mapping[tuple[str, str], tuple[str, str]], modules: set[str]
+) -> str:
+    """The reST of one module's page: its docstring, what it defines (in full), and the
+    names it gathers from elsewhere (one linked line each)."""
+    module = importlib.import_module(module_name)
+    parts = [
+        _rst_title(module_name),
+        f".. automodule:: {module_name}\n   :no-members:\n",
+    ]
+    own: dict[str, list[str]] = {"class": [], "exception": [], "function": [], "data": []}
+    gathered: list[str] = []
+    children: list[str] = []
+    for name in getattr(module, "__all__", ()):
+        obj = getattr(module, name)
+        if isinstance(obj, types.ModuleType):
+            if obj.__name__ in modules:
+                children.append(f"- :py:mod:`{obj.__name__}`: {_summary(obj)}")
+            continue
+        home, home_name = homes[(module_name, name)]
+        if home != module_name:
+            summary = _summary(obj)
+            line = f"- :py:obj:`{name} <{home}.{home_name}>` ({_kind(obj)})"
+            gathered.append(f"{line}: {summary}" if summary else line)
+            continue
+        own[_kind(obj)].append(name)
+    if children:
+        parts.append(".. rubric:: Modules\n\n" + "\n".join(children) + "\n")
+    headings = {"class": "Classes", "exception": "Errors", "function": "Functions", "data": "Data"}
+    for kind, names in own.items():
+        if not names:
+            continue
+        parts.append(f".. rubric:: {headings[kind]}\n")
+        for name in names:
+            target = f"{module_name}.{name}"
+            if kind in ("class", "exception"):
+                parts.append(f".. autoclass:: {target}\n   :members:\n   :show-inheritance:\n")
+            elif kind == "function":
+                parts.append(f".. autofunction:: {target}\n")
+            else:
+                parts.append(f".. autodata:: {target}\n   :no-value:\n")
+    if gathered:
+        title = "The top-level API" if module_name == PACKAGE else "Gathered here"
+        parts.append(
+            f".. rubric:: {title}\n\n"
+            "Each name is documented in the module that defines it.\n\n"
+            + "\n".join(gathered)
+            + "\n"
+        )
+    return "\n".join(parts)
+
+
+def _api_index(modules: list[str], skipped: list[tuple[str, str]]) -> str:
+    rows = [
+        _rst_title("API reference"),
+        f"Start at :py:mod:`{PACKAGE}`: ``import {PACKAGE} as kw`` gives every name a user "
+        "needs, each linked to the module that defines it.  Every public module:\n",
+        ".. toctree::\n   :maxdepth: 1\n",
+    ]
+    rows += [f"   {name}" for name in modules]
     if skipped:
-        notes = "\n".join(f"* {reason}" for _, reason in skipped)
-        parts.append("Not documented in this build:\n\n" + notes)
-    parts.append(
-        "## The top-level API\n\n"
-        f"`import {package} as kw` gives the names below (`{package}.__all__`), each "
-        "linked to its documentation in the module that defines it."
-    )
-    return "\n\n".join(parts)
+        rows.append("\nNot documented in this build:\n")
+        rows += [f"- {reason}" for _, reason in skipped]
+    return "\n".join(rows) + "\n"
 
 
-# pdoc documents every name a module lists in __all__ in full, so a package that gathers
-# its submodules' names (kw itself, kw.logic, kw.agents, ...) would repeat them all.  Here
-# a name documented on its own module's page is one row of a table (its kind, its module,
-# the first paragraph of its docstring) linking there; only what a module defines itself is
-# documented in full on its page.  The package's page also lists every module.
-_MODULE_TEMPLATE = """\
-{% extends "default/module.html.jinja2" %}
-{% block nav_submodules %}
-    {% if module.modulename == root_module_name %}
-        <h2>Modules</h2>
-        <ul>
-            {% for name in all_modules if name != root_module_name %}
-                <li><a href="{{ name.replace(".", "/") }}.html">{{ name.split(".", 1)[1] }}</a></li>
-            {% endfor %}
-        </ul>
-    {% else %}
-        {{ super() }}
-    {% endif %}
-{% endblock %}
-{% block nav_members %}
-    {% set ns = namespace(own=[], moved=[]) %}
-    {% for m in module.members.values() if is_public(m) | trim %}
-        {% if kwartet_moved(module, m, all_modules) %}
-            {% set ns.moved = ns.moved + [m] %}
-        {% else %}
-            {% set ns.own = ns.own + [m] %}
-        {% endif %}
-    {% endfor %}
-    {% if ns.own %}
-        <h2>API Documentation</h2>
-        {{ nav_members(ns.own) }}
-    {% endif %}
-    {% if ns.moved %}
-        <h2>{{ "The top-level API" if module.modulename == root_module_name else "Gathered here" }}</h2>
-        <ul class="memberlist">
-            {% for m in ns.moved %}
-                <li><a class="{{ m.kind }}" href="{{ kwartet_href(module, m) }}">{{ m.name }}</a></li>
-            {% endfor %}
-        </ul>
-    {% endif %}
-{% endblock %}
-{% block module_info %}
-    {{ super() }}
-    {% if module.modulename == root_module_name and kwartet_landing %}
-        <section class="kwartet-landing docstring">
-            {{ kwartet_landing | to_html | safe }}
-        </section>
-    {% endif %}
-{% endblock %}
-{% block module_contents %}
-    {% set ns = namespace(moved=[]) %}
-    {% for m in module.members.values() if is_public(m) | trim and kwartet_moved(module, m, all_modules) %}
-        {% set ns.moved = ns.moved + [m] %}
-    {% endfor %}
-    {% if ns.moved %}
-        <section class="kwartet-gathered docstring">
-            {% if module.modulename != root_module_name %}
-                <h2 id="gathered-here">Gathered here</h2>
-                <p>These names are documented in the modules that define them.</p>
-            {% endif %}
-            <table>
-                <thead><tr><th>name</th><th>kind</th><th>module</th><th>summary</th></tr></thead>
-                <tbody>
-                {% for m in ns.moved %}
-                    <tr id="{{ m.name }}">
-                        <td><a href="{{ kwartet_href(module, m) }}"><code>{{ m.name }}</code></a></td>
-                        <td>{{ m.kind }}</td>
-                        <td>{{ m.taken_from[0].split(".", 1)[1] }}</td>
-                        <td>{{ kwartet_summary(m) | to_markdown | to_html | linkify }}</td>
-                    </tr>
-                {% endfor %}
-                </tbody>
-            </table>
-        </section>
-    {% endif %}
-    {% for m in module.flattened_own_members if is_public(m) | trim and not kwartet_moved(module, m, all_modules) %}
-        <section id="{{ m.qualname or m.name }}">
-            {{ member(m) }}
-            {% if m.kind == "class" %}
-                {% for m in m.own_members if m.kind != "class" and is_public(m) | trim %}
-                    <div id="{{ m.qualname }}" class="classattr">
-                        {{ member(m) }}
-                    </div>
-                {% endfor %}
-                {% set inherited_members = inherited(m) | trim %}
-                {% if inherited_members %}
-                    <div class="inherited">
-                        <h5>Inherited Members</h5>
-                        <dl>
-                            {{ inherited_members }}
-                        </dl>
-                    </div>
-                {% endif %}
-            {% endif %}
-        </section>
-    {% endfor %}
-{% endblock %}
+# -- generated pages ---------------------------------------------------------------------
+
+
+def _cli_page(commands: Mapping[str, str]) -> str:
+    parts = [
+        "# The command line\n",
+        "`pip install` puts one command on the PATH, `kwartet`; each subcommand below is also "
+        "`python -m kwartet_epistemic SUBCOMMAND`.  This page is the help each one prints "
+        "(`kwartet SUBCOMMAND --help`).\n",
+    ]
+    for name, text in commands.items():
+        title = "kwartet" if not name else f"kwartet {name}"
+        parts.append(f"## `{title}`\n\n```text\n{text.rstrip()}\n```\n")
+    return "\n".join(parts)
+
+
+# The measurement files with a sentence on what each holds, in the order of the page;
+# files not named here follow in alphabetical order, so a new file is never left out.
+_MEASUREMENT_TITLES = {
+    "bench_engine": "Whole games through the public API",
+    "bench_knowledge": "Exact knowledge at full size",
+    "bench_agents": "Agents",
+    "bench_kripke": "Explicit Kripke models",
+    "bench_symbolic": "The symbolic engine",
+    "bench_smcdel": "Against SMCDEL",
+    "bench_draw_pile": "With a draw pile",
+    "bench_memory": "Memory",
+}
+
+
+def _performance_page(measurements: Path) -> str:
+    parts = [
+        "# Performance\n",
+        "Every figure on this page is read from the files in `paper/measurements/`, which the "
+        "benchmark scripts of `experiments/` write (each file names the command, the machine, "
+        "the load at the start, the repeats and the spread).  The paper and this page read the "
+        "same files; rerun a script to refresh its file.\n",
+    ]
+    texts = sorted(measurements.glob("*.txt"))
+    order = {stem: i for i, stem in enumerate(_MEASUREMENT_TITLES)}
+    texts.sort(key=lambda p: (order.get(p.stem, len(order)), p.stem))
+    for path in texts:
+        title = _MEASUREMENT_TITLES.get(path.stem, path.stem.replace("_", " "))
+        body = path.read_text(encoding="utf-8").rstrip()
+        parts.append(f"## {title}\n\n`paper/measurements/{path.name}`:\n\n````text\n{body}\n````\n")
+    for path in sorted(measurements.glob("*.md")):
+        parts.append(f"```{{include}} measurements/{path.name}\n:heading-offset: 1\n```\n")
+    return "\n".join(parts)
+
+
+def _conf(execute: bool, cache: Path) -> str:
+    version = importlib.import_module(PACKAGE).__version__
+    mode = "cache" if execute else "off"
+    return f"""\
+# Written by kwartet docs (kwartet_epistemic/docs.py): change it there.
+project = "kwartet_epistemic"
+release = version = {version!r}
+extensions = ["myst_nb", "sphinx.ext.autodoc", "kwartet_epistemic.docs"]
+html_theme = "furo"
+html_title = "kwartet_epistemic"
+copyright = "the kwartet_epistemic developers (MIT licence)"
+exclude_patterns = ["_build", "measurements/*.md", "**.ipynb_checkpoints"]
+suppress_warnings = []
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
+myst_heading_anchors = 3
+nb_execution_mode = {mode!r}
+nb_execution_cache_path = {str(cache)!r}
+nb_execution_timeout = 600
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_merge_streams = True
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_typehints_format = "short"
+autodoc_default_options = {{"exclude-members": "__init__, __new__"}}
+nitpicky = True
+# Names of other libraries: linked where Sphinx knows them offline, never a warning.
+nitpick_ignore_regex = [
+    (r"py:.*", r"(builtins|typing|typing_extensions|collections|os|pathlib|enum|io|re|types"
+               r"|numpy|np|numpy\\.typing|npt|matplotlib|networkx|nx|dd|jinja2|argparse"
+               r"|concurrent|contextlib|multiprocessing|subprocess|random|fractions|dataclasses"
+               r"|gymnasium|pettingzoo|pyspiel|IPython|ipywidgets|dask|sympy|json)(\\..*)?"),
+    (r"py:.*", r"(Figure|Axes|Bdd|Function|NDArray|ArrayLike|Generator|Path|PathLike|Callable"
+               r"|Iterable|Iterator|Sequence|Mapping|Hashable|Any|Self|TextIO|BinaryIO"
+               r"|int|str|float|bool|bytes|object|type|tuple|list|dict|set|frozenset|None"
+               r"|complex|slice|range|memoryview|Exception|ValueError|TypeError|KeyError"
+               r"|RuntimeError|OSError|LookupError|IndexError|ArithmeticError|Warning"
+               r"|UserWarning|DeprecationWarning|RecursionError|MemoryError|BaseException)"),
+    (r"py:.*", r".*\\._[A-Za-z]\\w*"),  # private helpers named in a signature (TypeVars)
+]
 """
 
 
-# pdoc reads ``.name`` as a relative reference (the module ``name`` beside this one), also
-# in code: ``kw.Deck.piquet().cards`` showed as ``kw.Deck.piquet()kwartet_epistemic.cards``.
-# A dot right after a closing bracket or quote is an attribute, never such a reference: it
-# is hidden from pdoc's linking (behind a word joiner) and put back afterwards.
-_ATTRIBUTE_DOT = re.compile(r"(?<=[)\]\"'])(\.|</span><span class=\"o\">\.)(?=[A-Za-z_<])")
-_HIDDEN_DOT = "\u2060"
-
-
-# Sphinx shows :class:`~a.b.C` as ``C``; pdoc knows no ``~`` and printed "~a.b.C".  The
-# ``~`` is replaced by a mark (an invisible separator) that survives to the linked code,
-# whose text is then cut to the last name.
-_SHORT_ROLE = re.compile(r"(:py)?(:(?:mod|func|data|const|class|meth|attr|exc|obj):`)~")
-_SHORT = "\u2063"
-_SHORT_CODE = re.compile(_SHORT + r"<code>(<a [^>]*>)?([\w.]+?)((?:\(\))?)(</a>)?</code>")
-
-
-def _shortened(match: re.Match[str]) -> str:
-    start, name, call, end = match.groups()
-    return f"<code>{start or ''}{name.rsplit('.', 1)[-1]}{call}{end or ''}</code>"
-
-
-def _linkify_attributes_kept(original: Any) -> Any:
-    """pdoc's ``linkify`` filter, leaving ``(...).name`` alone and showing ``~a.b.C`` as C."""
-    import jinja2
-    from markupsafe import Markup
-
-    @jinja2.pass_context
-    def linkify(context: Any, code: str, *args: Any, **kwargs: Any) -> Markup:
-        hidden = _ATTRIBUTE_DOT.sub(lambda m: m.group(1) + _HIDDEN_DOT, str(code))
-        linked = str(original(context, Markup(hidden), *args, **kwargs))
-        linked = _SHORT_CODE.sub(_shortened, linked.replace(_HIDDEN_DOT, ""))
-        return Markup(linked.replace(_SHORT, ""))
-
-    return linkify
-
-
-# doctest directives are for the test runner, not the reader
-_DOCTEST_DIRECTIVE = re.compile(
-    r"[ \t]*#\s*doctest:\s*[+-][A-Z_]+(?:\s*,\s*[+-][A-Z_]+)*[ \t]*$", re.M
-)
-
-
-# reST's "text::" before an indented block reads "text:" (and a lone "::" nothing); the
-# block itself is already code in Markdown
-_LITERAL_MARK = re.compile(r"(?:(?<=\S)(::)|[ \t]+::|^[ \t]*::)(?=[ \t]*\n[ \t]*\n)", re.M)
-
-
-def _to_markdown_without_directives(original: Any) -> Any:
-    """pdoc's ``to_markdown`` filter, dropping ``# doctest: +ELLIPSIS`` and the like,
-    marking the ``~`` of :class:`~a.b.C` (see ``_SHORT_ROLE``) and reading ``text::``."""
-    import jinja2
-
-    @jinja2.pass_context
-    def to_markdown(context: Any, docstring: str) -> str:
-        docstring = _SHORT_ROLE.sub(lambda m: _SHORT + m.group(2), docstring)
-        docstring = _LITERAL_MARK.sub(lambda m: ":" if m.group(1) else "", docstring)
-        return str(original(context, _DOCTEST_DIRECTIVE.sub("", docstring)))
-
-    return to_markdown
-
-
-def _plain(text: str) -> str:
-    """reST roles as Markdown code, for text that pdoc does not convert (the landing)."""
-    text = re.sub(r"(:py)?:\w+:`~([\w.]+)`", lambda m: f"`{m.group(2).rsplit('.', 1)[-1]}`", text)
-    return re.sub(r"(:py)?:\w+:`([^`]+)`", r"`\2`", text)
-
-
-def _moved(module: Any, member: Any, all_modules: Any) -> bool:
-    """Whether ``member`` of ``module`` is documented on another module's page."""
-    home, qualname = member.taken_from
-    if home == module.modulename or home not in all_modules:
-        return False
-    return all_modules[home].get(qualname) is not None
-
-
-_ANCHORED_LINK = re.compile(r'href="([^"#]*)#([^"]+)"')
-_PRIVATE_LINK = re.compile(r'<a href="([^"#]*)#(_[A-Za-z0-9]\w*)[^"]*">(.*?)</a>')
-
-
-def _links_to_homes(page: str, current: str, all_modules: Any) -> str:
-    """``page`` (of module ``current``) with every link to a name that a module only gathers
-    (``kwartet_epistemic.html#Game.ask``) sent to where it is documented (``game.html#...``)."""
-    from pdoc.render_helpers import relative_link
-
-    def home(match: re.Match[str]) -> str:
-        target, anchor = match.groups()
-        module = all_modules.get(module_of(target))
-        head, dot, rest = anchor.partition(".")
-        member = module.members.get(head) if module is not None else None
-        if member is None or not _moved(module, member, all_modules):
-            return match.group(0)
-        where, qualname = member.taken_from
-        return f'href="{relative_link(current, where)}#{qualname}{dot}{rest}"'
-
-    def private(match: re.Match[str]) -> str:
-        target, head, text = match.groups()
-        module = all_modules.get(module_of(target))
-        documented = getattr(module.obj, "__all__", ()) if module is not None else ()
-        return match.group(0) if head in documented else text
-
-    def module_of(target: str) -> str:
-        if not target:
-            return current
-        here = posixpath.dirname(current.replace(".", "/"))
-        name = posixpath.normpath(posixpath.join(here, target)).removesuffix(".html")
-        return name.replace("/", ".")
-
-    # pdoc links a private base class and the members inherited from it (``_Binary.left``
-    # of ``And``), which have no documentation: those names are shown unlinked
-    page = _PRIVATE_LINK.sub(private, page)
-    return _ANCHORED_LINK.sub(home, page)
-
-
-def _href(module: Any, member: Any) -> str:
-    """A link from ``module``'s page to where ``member`` is documented."""
-    from pdoc.render_helpers import relative_link
-
-    home, qualname = member.taken_from
-    link = relative_link(module.modulename, home)
-    return f"{link}#{qualname}" if qualname else link
-
-
-def _member_summary(member: Any) -> str:
-    """The first paragraph of a member's docstring (a constant: its value)."""
-    first = (member.docstring or "").strip().split("\n\n", 1)[0]
-    if member.kind == "variable" and member.default_value_str:
-        first = (first + " " if first else "") + f"`= {member.default_value_str}`"
-    return first
+def _copy_guide(staging: Path) -> None:
+    guide = importlib.resources.files(PACKAGE) / "guide"
+    for entry in guide.iterdir():
+        if entry.name.endswith(".md"):
+            (staging / entry.name).write_text(entry.read_text(encoding="utf-8"), "utf-8")
 
 
 def _prepare(output: Path) -> None:
-    """Make ``output`` an empty folder, clearing it only if it is an earlier reference."""
+    """Make ``output`` an empty folder, clearing it only if it is an earlier site."""
     if output.exists() and not output.is_dir():
-        raise KwartetError(f"output {str(output)!r}: expected a folder, found a file")
+        raise DocsError(f"output {str(output)!r}: expected a folder, found a file")
     if output.is_dir() and any(output.iterdir()):
         if not (output / _MARKER).is_file():
-            raise KwartetError(
-                f"output {str(output)!r}: expected an empty folder or an earlier API reference "
+            raise DocsError(
+                f"output {str(output)!r}: expected an empty folder or an earlier site "
                 "(it holds other files; choose another --output)"
             )
         shutil.rmtree(output)
     output.mkdir(parents=True, exist_ok=True)
 
 
-class _ClassLines(ast.NodeVisitor):
-    """The line (0-based, at its first decorator) of every class of a module, by qualname:
-    what ``inspect.findsource`` finds for one class, for all of them in one walk."""
-
-    def __init__(self) -> None:
-        self.stack: list[str] = []
-        self.lines: dict[str, int] = {}
-
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.stack += [node.name, "<locals>"]
-        self.generic_visit(node)
-        del self.stack[-2:]
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.stack.append(node.name)
-        first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-        self.lines.setdefault(".".join(self.stack), first - 1)
-        self.generic_visit(node)
-        self.stack.pop()
-
-
-@contextlib.contextmanager
-def _classes_found_once() -> Iterator[None]:
-    """``inspect.findsource`` of a class parses its whole module again (Python 3.11/3.12),
-    once per class pdoc documents: about 15% of the build.  Here each module is parsed once
-    while the reference is built; anything else goes to the original."""
-    original = inspect.findsource
-    found: dict[tuple[str, int], dict[str, int]] = {}
-
-    def findsource(obj: Any) -> tuple[list[str], int]:
-        file = inspect.getsourcefile(obj) if inspect.isclass(obj) else None
-        lines = linecache.getlines(file) if file else []
-        if file and lines:
-            key = (file, hash("".join(lines)))
-            if key not in found:
-                finder = _ClassLines()
-                finder.visit(ast.parse("".join(lines)))
-                found[key] = finder.lines
-            line = found[key].get(obj.__qualname__)
-            if line is not None:
-                return lines, line
-        return original(obj)
-
-    inspect.findsource = findsource  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        inspect.findsource = original
-
-
-def _search_js(all_modules: Any) -> str:
-    """pdoc's search index without the names a module only gathers: each name is found
-    once, where it is documented (pdoc's own index lists ``EpistemicState`` three times,
-    two of them pointing at anchors these pages do not have)."""
-    import pdoc.doc
-    import pdoc.render
-    import pdoc.search
-
-    env = pdoc.render.env
-    # as pdoc.render.search_index does: the template's is_public macro, on a blank module
-    template = env.get_template("module.html.jinja2")
-    context = template.new_context(
-        {"module": pdoc.doc.Module(types.ModuleType("")), "all_modules": all_modules}
-    )
-    for _ in template.root_render_func(context):
-        pass
-
-    def shown(doc: Any) -> bool:
-        if not str(context["is_public"](doc)).strip():
-            return False
-        module = all_modules.get(doc.modulename)
-        return not (module is not None and doc.qualname and _moved(module, doc, all_modules))
-
-    documents = pdoc.search.make_index(all_modules, shown, DOCFORMAT)
-    compile_js = Path(str(env.get_template("build-search-index.js").filename))
-    index = pdoc.search.precompile_index(documents, compile_js)
-    return env.get_template("search.js.jinja2").render(search_index=index)
-
-
-@contextlib.contextmanager
-def _pdoc_configured(search: bool, source: bool) -> Iterator[Any]:
-    """pdoc's renderer set up for this package, restored afterwards."""
-    import jinja2
-    import pdoc.render
-
-    env = pdoc.render.env
-    saved_loader, saved_globals = env.loader, dict(env.globals)
-    saved_filters = dict(env.filters)
-    try:
-        pdoc.render.configure(
-            docformat=DOCFORMAT,
-            search=search,
-            show_source=source,
-            math=False,
-            footer_text=f"{PACKAGE} {importlib.import_module(PACKAGE).__version__}",  # this library
-        )
-        env.globals.update(
-            kwartet_moved=_moved, kwartet_href=_href, kwartet_summary=_member_summary
-        )
-        env.filters["linkify"] = _linkify_attributes_kept(saved_filters["linkify"])
-        env.filters["to_markdown"] = _to_markdown_without_directives(saved_filters["to_markdown"])
-        pdoc_loader = env.loader
-        assert pdoc_loader is not None  # configure() just set it
-        env.loader = jinja2.ChoiceLoader(
-            [jinja2.DictLoader({"module.html.jinja2": _MODULE_TEMPLATE}), pdoc_loader]
-        )
-        yield pdoc.render
-    finally:
-        env.loader = saved_loader
-        env.filters.clear()
-        env.filters.update(saved_filters)
-        env.globals.clear()
-        env.globals.update(saved_globals)
-
-
 def build_docs(
     output: str | Path = DEFAULT_OUTPUT,
     *,
-    search: bool = True,
-    source: bool = True,
-    strict: bool = False,
-    package: str = PACKAGE,
+    commands: Mapping[str, str] | None = None,
+    execute: bool = True,
+    source: str | Path | None = None,
+    strict: bool = True,
 ) -> DocsBuild:
-    """Write the API reference of every public module of ``package`` to ``output``.
+    """Build the site into ``output`` and check every link inside it.
 
-    ``output`` must be empty, missing, or an earlier reference (which is replaced).  With
-    ``search`` the site gets pdoc's search box (its index takes about a second to build),
-    with ``source`` every function and class a "View Source" button (highlighting the source
-    is about a third of the build's time).
-    Warnings pdoc emits are collected in :attr:`DocsBuild.warnings`; with ``strict`` any
-    warning raises a :class:`RuntimeError` listing them all, after the site is written.
+    ``commands`` maps each subcommand of ``kwartet`` to its help text (``""`` for the
+    command itself): ``kwartet docs`` passes its own.  With ``execute`` the notebooks run
+    (myst-nb caches them beside the output, so an unchanged notebook runs once); without,
+    they are shown as written (a quick build, for checking the rest).  ``source`` is the
+    clone to read the notebooks and measurements from (found from the package otherwise).
+    ``output`` must be empty, missing, or an earlier site (which is replaced).  With
+    ``strict`` (the default) a warning or a broken link raises :class:`DocsError` listing
+    them all, after the site is written.
 
     >>> import kwartet_epistemic.docs
     >>> build_docs(kwartet_epistemic.docs.__file__)  # a file, not a folder
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.KwartetError: output '...docs.py': expected a folder, found a file
+    kwartet_epistemic.docs.DocsError: output '...docs.py': expected a folder, found a file
     """
     out = Path(output)
     if out.exists() and not out.is_dir():
-        raise KwartetError(f"output {str(out)!r}: expected a folder, found a file")
-    import pdoc.doc  # the docs extra; imported here so that the package never needs it
+        raise DocsError(f"output {str(out)!r}: expected a folder, found a file")
+    root = Path(source) if source is not None else repository_root()
+    if root is None or not (root / "notebooks").is_dir():
+        where = repr(str(source)) if source is not None else "beside the installed package"
+        raise DocsError(
+            f"source {where}: expected a clone of the repository (the site reads notebooks/ "
+            "and paper/measurements/, which are not installed with the package)"
+        )
+    notebooks = sorted((root / "notebooks").glob(NOTEBOOK_GLOB))
+    try:
+        from sphinx.application import Sphinx
+    except ImportError as error:
+        raise DocsError(
+            f"the site needs Sphinx and myst-nb: pip install '{PACKAGE}[docs]' ({error})"
+        ) from None
+    _prepare(out)
+    work = out.parent / f".{out.name}-build"
+    staging = work / "source"
+    if staging.exists():
+        shutil.rmtree(staging)
+    (staging / "notebooks").mkdir(parents=True)
+    (staging / "api").mkdir()
+    (staging / "measurements").mkdir()
+    _copy_guide(staging)
+    for notebook in notebooks:
+        shutil.copy2(notebook, staging / "notebooks" / notebook.name)
+    for extra in (root / "notebooks" / "assignment").glob("*.py"):
+        (staging / "notebooks" / "assignment").mkdir(exist_ok=True)
+        shutil.copy2(extra, staging / "notebooks" / "assignment" / extra.name)
+    measurements = root / "paper" / "measurements"
+    for path in measurements.glob("*.md"):
+        shutil.copy2(path, staging / "measurements" / path.name)
+    (staging / "performance.md").write_text(_performance_page(measurements), "utf-8")
+    (staging / "cli.md").write_text(_cli_page(commands or {}), "utf-8")
+    modules, skipped = public_modules()
+    homes = _homes(modules)
+    public = set(modules)
+    for name in modules:
+        (staging / "api" / f"{name}.rst").write_text(_api_page(name, homes, public), "utf-8")
+    (staging / "api" / "index.rst").write_text(_api_index(modules, skipped), "utf-8")
+    (staging / "conf.py").write_text(_conf(execute, work / "jupyter_cache"), "utf-8")
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        modules, skipped = public_modules(package)
-        _prepare(out)
-        with _pdoc_configured(search, source) as render, _classes_found_once():
-            render.env.globals["kwartet_landing"] = _landing(package, modules, skipped)
-            documented = {name: pdoc.doc.Module.from_name(name) for name in modules}
-            for name, module in documented.items():
-                page = out.joinpath(*name.split(".")).with_suffix(".html")
-                page.parent.mkdir(parents=True, exist_ok=True)
-                text = _links_to_homes(render.html_module(module, documented), name, documented)
-                page.write_text(text, encoding="utf-8")
-            (out / "index.html").write_text(render.html_index(documented), encoding="utf-8")
-            if search:
-                (out / "search.js").write_text(_search_js(documented), encoding="utf-8")
-        (out / _MARKER).write_text("written by kwartet docs; cleared by the next build\n")
-    messages = tuple(
-        f"{w.category.__name__}: {w.message} ({Path(w.filename).name}:{w.lineno})" for w in caught
+    from sphinx.util.console import nocolor
+
+    nocolor()
+    status, warning = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings():
+        # Sphinx's extensions warn each other of their own coming deprecations (myst and
+        # napoleon under Sphinx 9): nothing a reader of the site can act on.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        app = Sphinx(
+            str(staging), str(staging), str(out), str(work / "doctrees"), "html",
+            status=status, warning=warning, freshenv=True,
+        )  # fmt: skip
+        app.build()
+    (out / _MARKER).write_text("written by kwartet docs; cleared by the next build\n")
+    messages = tuple(line for line in warning.getvalue().splitlines() if line.strip())
+    build = DocsBuild(
+        out,
+        tuple(modules),
+        tuple(skipped),
+        tuple(n.stem for n in notebooks),
+        messages,
+        tuple(broken_links(out)),
     )
-    build = DocsBuild(out, tuple(modules), tuple(skipped), messages)
-    if strict and messages:
-        raise RuntimeError("the API reference built with warnings:\n" + "\n".join(messages))
+    if strict and not build.clean:
+        raise DocsError("the site built with problems:\n" + build.summary())
     return build
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m kwartet_epistemic.docs",
-        description="Build the API reference (static HTML, pdoc) of every public module.",
-    )
-    add_arguments(parser)
-    return parser
+# -- the link check ----------------------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``kwartet docs`` (shared with ``python -m kwartet_epistemic.docs``)."""
-    parser.add_argument(
-        "--output", default=str(DEFAULT_OUTPUT), metavar="DIR",
-        help=f"where to write the site (default {DEFAULT_OUTPUT}; an earlier build there is replaced)",
-    )  # fmt: skip
-    parser.add_argument("--no-search", action="store_true", help="no search box (faster)")
-    parser.add_argument(
-        "--no-source", action="store_true", help="no View Source buttons (a third faster)"
-    )
-    parser.add_argument(
-        "--strict", action="store_true", help="exit with status 1 if pdoc emits any warning"
-    )
+class _Links(html.parser.HTMLParser):
+    """The links (``href``, ``src``) and the anchors (``id``, ``name``) of one page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.anchors: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for key, value in attrs:
+            if value is None:
+                continue
+            if key in ("href", "src"):
+                self.links.append(value)
+            elif key in ("id", "name"):
+                self.anchors.add(value)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Build as ``args`` (from :func:`add_arguments`) say; print the summary; the exit status."""
-    if importlib.util.find_spec("pdoc") is None:
-        print(
-            f"kwartet docs: error: the API reference needs pdoc: pip install '{PACKAGE}[docs]'",
-            file=sys.stderr,
-        )
-        return 2
-    build = build_docs(args.output, search=not args.no_search, source=not args.no_source)
-    print(build.summary())
-    return 1 if args.strict and build.warnings else 0
+def broken_links(site: str | Path) -> list[str]:
+    """Every link between the pages of ``site`` that lands nowhere: a file that is not
+    there, or an anchor its page does not have, as ``"page -> link (why)"``.  Links out of
+    the site (``https:``, ``mailto:``) are not followed.
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m kwartet_epistemic.docs [--output DIR] [--no-search] [--no-source] [--strict]``.
-
-    Returns the exit status: 0 when built, 1 on warnings with ``--strict``, 2 on bad input.
+    >>> import tempfile
+    >>> site = Path(tempfile.mkdtemp())
+    >>> _ = (site / "a.html").write_text('<a href="b.html#x">b</a><p id="y"></p>')
+    >>> _ = (site / "b.html").write_text('<a href="a.html#y">a</a>')
+    >>> broken_links(site)
+    ['a.html -> b.html#x (no anchor x)']
     """
-    args = _parser().parse_args(argv)
-    try:
-        return run(args)
-    except KwartetError as error:
-        print(f"kwartet docs: error: {error}", file=sys.stderr)
-        return 2
+    root = Path(site)
+    parsed: dict[Path, _Links] = {}
+
+    def page(path: Path) -> _Links:
+        if path not in parsed:
+            reader = _Links()
+            reader.feed(path.read_text(encoding="utf-8", errors="replace"))
+            parsed[path] = reader
+        return parsed[path]
+
+    problems = []
+    for path in sorted(root.rglob("*.html")):
+        for link in page(path).links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc:
+                continue  # out of the site
+            relative = posixpath.normpath(
+                posixpath.join(path.parent.relative_to(root).as_posix(), unquote(parts.path))
+            )
+            target = (root / relative) if parts.path else path
+            if parts.path.endswith("/") or target.is_dir():
+                target = target / "index.html"
+            name = path.relative_to(root).as_posix()
+            if relative.startswith("..") or not target.is_file():
+                problems.append(f"{name} -> {link} (no such file)")
+            elif (
+                parts.fragment
+                and target.suffix == ".html"
+                and unquote(parts.fragment) not in page(target).anchors
+            ):
+                problems.append(f"{name} -> {link} (no anchor {parts.fragment})")
+    return problems
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+# -- the Sphinx extension ----------------------------------------------------------------
+#
+# The docstrings name objects the way a reader of the code does: ``kwartet_epistemic.Game``
+# (the top-level name), ``Formula`` inside the logic package, ``KripkeModel.holds``.  Each
+# object is documented once, in its own module, so such a name is resolved here to the one
+# documented object it names: the full name ending in it, the one nearest the page's module
+# if there are several.  A name that still matches nothing stays a warning.
+
+
+def _nearest(candidates: list[str], module: str) -> str | None:
+    if len(candidates) == 1:
+        return candidates[0]
+
+    def shared(name: str) -> int:
+        common = 0
+        for a, b in zip(name.split("."), module.split("."), strict=False):
+            if a != b:
+                break
+            common += 1
+        return common
+
+    ranked = sorted(candidates, key=lambda name: (-shared(name), name.count("."), name))
+    best = ranked[0]
+    return (
+        best if shared(best) > shared(ranked[1]) or best.count(".") < ranked[1].count(".") else None
+    )
+
+
+def _resolve(app: Any, env: Any, node: Any, contnode: Any) -> Any:
+    if node.get("refdomain") != "py":
+        return None
+    from sphinx.util.nodes import make_refnode
+
+    target = node.get("reftarget", "")
+    objects = env.get_domain("py").objects
+    parts = target.split(".")
+    module = node.get("py:module") or ""
+    for start in range(len(parts)):
+        tail = ".".join(parts[start:])
+        candidates = [name for name in objects if name == tail or name.endswith("." + tail)]
+        candidates = [name for name in candidates if name.startswith(PACKAGE)]
+        if candidates:
+            chosen = _nearest(candidates, module)
+            if chosen is None:
+                return None
+            entry = objects[chosen]
+            return make_refnode(
+                app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, chosen
+            )
+        if start == 0 and not target.startswith(PACKAGE + "."):
+            break  # a short name: only its whole self is looked for
+    return None
+
+
+def _docstring(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    """A constant's docstring is its ``#:`` comment: the one it would borrow from its type
+    (a dict's, an array's) says nothing about it and is dropped.  The "Arguments:" and
+    "Attributes:" sections of classes and functions are Google style, read by napoleon's
+    parser; a property's or constant's first line is never read as "type: text"."""
+    if what in ("data", "attribute", "property"):
+        if not inspect.isclass(obj) and lines:
+            borrowed = inspect.getdoc(obj) or ""
+            if "\n".join(lines).strip() == borrowed.strip():
+                lines.clear()
+        return
+    from sphinx.ext.napoleon import Config
+    from sphinx.ext.napoleon.docstring import GoogleDocstring
+
+    config = Config(napoleon_use_ivar=True, napoleon_use_param=True, napoleon_use_rtype=True)
+    parsed = GoogleDocstring(lines, cast(Any, config), app, cast(Any, what), name, obj).lines()
+    lines[:] = parsed
+
+
+def setup(app: Any) -> dict[str, Any]:
+    """Sphinx's entry point: ``extensions = ["kwartet_epistemic.docs"]`` resolves the
+    docstrings' short and top-level names to the objects' own pages."""
+    app.connect("missing-reference", _resolve)
+    app.connect("autodoc-process-docstring", _docstring)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -10,6 +10,24 @@ True
 
 from __future__ import annotations
 
+__all__ = [
+    "ExerciseAnswerError",
+    "FalseAnnouncementError",
+    "FormulaSyntaxError",
+    "GameSetupError",
+    "IllegalAskError",
+    "InvalidDeckError",
+    "KwartetError",
+    "ModelError",
+    "ModelFileError",
+    "ModelTooLargeError",
+    "RecordError",
+    "RuleOptionError",
+    "UnknownCardError",
+    "UnknownToViewerError",
+    "UnsupportedFormulaError",
+]
+
 
 class KwartetError(ValueError):
     """Base class of every input error of the library."""

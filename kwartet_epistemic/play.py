@@ -62,7 +62,7 @@ from kwartet_epistemic.events import (
 from kwartet_epistemic.game import Ask, Game, PlayerView, parse_ask
 from kwartet_epistemic.opponents import ComputerPlayer
 
-__all__ = ["PACES", "PLAY_HELP", "Session", "Tutor"]
+__all__ = ["PACES", "PLAY_HELP", "PUBLIC_DRAWS", "Session", "Tutor"]
 
 PACES = ("step", "none")
 """How the computer players' moves are told: ``step`` pauses after each turn (the

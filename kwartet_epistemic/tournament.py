@@ -46,6 +46,7 @@ from kwartet_epistemic.rules import RuleSet
 __all__ = [
     "fresh_seed",
     "GameResult",
+    "MAX_ASKS",
     "AgentSummary",
     "ShareSummary",
     "TournamentResult",
@@ -59,7 +60,8 @@ __all__ = [
 ]
 
 SEAT_NAMES = "ABCDEF"
-MAX_ASKS = 5_000  # a game still running after this many asks is stopped (and marked)
+#: A game still running after this many asks is stopped (and marked).
+MAX_ASKS = 5_000
 MAX_GAMES = 1_000_000  # the schedule of every game is listed up front
 
 

@@ -471,7 +471,7 @@ class Silent(Policy):
     """ivopascal/Epistemic_Kwartet's silent strategy (2020): ask a known holder only
     when all four cards of that family are located (its own and the known holders');
     otherwise ask for one of its own cards 1/3 of the time and make a random request
-    (:func:`_random_request`: family, card, then opponent at random) 2/3 of the time.
+    (family, card, then opponent, each at random) 2/3 of the time.
     It tells the others as little as it can about what it lacks.
 
     Differences from their code, all forced by this library's rules or for fairness:

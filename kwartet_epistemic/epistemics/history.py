@@ -59,6 +59,7 @@ __all__ = [
     "FactHistory",
     "FactKey",
     "HAND_SIZES",
+    "IGNORED",
     "PublicHistory",
     "PrivateInfo",
     "private_info",

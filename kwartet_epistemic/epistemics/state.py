@@ -608,7 +608,7 @@ class EpistemicState:
 
     def to_smcdel(self, query: Any = None, *, jobs: Any = None) -> str:
         """SMCDEL's text input for this position (the symbolic engine's structure) and
-        the queries; see :func:`kwartet_epistemic.epistemics.symbolic.export_game`.
+        the queries; see :func:`kwartet_epistemic.to_smcdel`.
 
         >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
         >>> kw.knowledge(game).to_smcdel("K_A has(B, 7S)").count("VALID?")

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from kwartet_epistemic.epistemics.evaluate import CountingEngine
     from kwartet_epistemic.epistemics.state import EpistemicState
 
-__all__ = ["SymbolicKwartet", "shortcut_holds"]
+__all__ = ["SymbolicEngine", "SymbolicKwartet", "Truth", "shortcut_holds"]
 
 
 def _exactly(manager: Any, variables: list[str], k: int) -> Any:

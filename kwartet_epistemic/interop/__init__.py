@@ -11,3 +11,5 @@ when used (they need optional extras):
 SMCDEL's text input, a conversion rather than an environment, is
 :func:`kwartet_epistemic.to_smcdel`.
 """
+
+__all__: list[str] = []  # the adapters are the modules themselves

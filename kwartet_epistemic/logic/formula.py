@@ -41,6 +41,7 @@ __all__ = [
     "FORMULA_PRINT_LIMIT",
     "FORMULA_TEXT_LIMIT",
     "Formula",
+    "FormulaLike",
     "FormulaTooLargeError",
     "FormulaTypeError",
     "Iff",
@@ -1212,3 +1213,8 @@ def _formulas_of(formulas: Iterable[Formula], caller: str) -> Iterator[Formula]:
         ) from None
     for f in items:
         yield _check_formula(f, f"every formula given to {caller}")
+
+
+#: What every ``formula`` argument of the library takes: a :class:`Formula`, or its text
+#: (``"K_A has(C, 7H)"``), read by :func:`kwartet_epistemic.logic.parse`.
+FormulaLike = Formula | str

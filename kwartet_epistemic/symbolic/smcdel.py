@@ -74,6 +74,7 @@ from kwartet_epistemic.logic.formula import (
     D,
     E,
     Formula,
+    FormulaLike,
     Iff,
     Implies,
     K,
@@ -147,7 +148,6 @@ _DIRECT_LAW_LENGTH = 2_000
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 Bdd = Any
-FormulaLike = Formula | str
 
 
 class SmcdelError(KwartetError):

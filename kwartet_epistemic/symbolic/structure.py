@@ -59,6 +59,7 @@ from kwartet_epistemic.logic.formula import (
     D,
     E,
     Formula,
+    FormulaLike,
     Iff,
     Implies,
     K,
@@ -99,7 +100,6 @@ __all__ = [
 
 # A BDD node of either backend (dd.cudd.Function or dd.autoref.Function).
 Bdd = Any
-FormulaLike = Formula | str
 
 _PROPOSITIONAL = (Top, Bottom, Atom, Not, And, Or, Implies, Iff)
 # How many top-level truth sets a structure remembers (queries repeat a lot in loops).

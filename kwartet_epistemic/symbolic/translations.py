@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from kwartet_epistemic.errors import KwartetError, ModelError, ModelTooLargeError
 from kwartet_epistemic.kripke import KripkeModel
 from kwartet_epistemic.kripke.partition import compact
-from kwartet_epistemic.logic.formula import Atom, Formula, formula_excerpt
+from kwartet_epistemic.logic.formula import Atom, FormulaLike, formula_excerpt
 from kwartet_epistemic.symbolic.backend import new_manager, plain_errors
 from kwartet_epistemic.symbolic.smcdel import (
     SmcdelExport,
@@ -27,8 +27,6 @@ from kwartet_epistemic.symbolic.smcdel import (
 from kwartet_epistemic.symbolic.structure import KnowledgeStructure
 
 __all__ = ["export_kripke", "kripke_to_structure"]
-
-FormulaLike = Formula | str
 
 
 def _fresh_name(base: str, fallback: str, taken: set[str]) -> str:

@@ -58,10 +58,13 @@ class GameProgress:
     game's seat order and deck order.
 
     Attributes:
-        deck, rules, players: the game's.
+        deck: the game's deck.
+        rules: the game's rules.
+        players: the game's players, in seat order.
         event_index: per step, the index in the record of the step's last event.
         kinds: per step ``"deal"``, ``"yes"``, ``"no"`` or ``"turn"`` (a middle card).
-        quartet, drew: per step, whether a quartet was laid down / a card was drawn.
+        quartet: per step, whether a quartet was laid down.
+        drew: per step, whether a card was drawn.
         asks: per step the :class:`~kwartet_epistemic.Ask` (None for the deal and turns).
         lines: per step, the transcript line (the referee's log: draws show the card).
         worlds: ``[step, player]`` exact world counts (Python ints, object array).

@@ -267,7 +267,7 @@ def ryser_locations(
     """The programme's count and ``[n_cards, n_players]`` location counts by Ryser's
     formula (``owners``: each slot's player, or -1; ``fixed``: card -> slot), or None
     where it does not apply or would take longer than the dense marginals
-    (:data:`_RYSER_MARGINAL_SHARE`)."""
+    (``_RYSER_MARGINAL_SHARE``)."""
     call = _ryser(programme, options, _RYSER_MARGINAL_SHARE, owners, fixed, n_cards)
     if call is None:
         return None

@@ -425,6 +425,8 @@ release = version = {version!r}
 extensions = ["myst_nb", "sphinx.ext.autodoc", "kwartet_epistemic.docs"]
 html_theme = "furo"
 html_title = "kwartet_epistemic"
+html_static_path = ["_static"]
+html_css_files = ["site.css"]
 copyright = "the kwartet_epistemic developers (MIT licence)"
 exclude_patterns = ["_build", "measurements/*.md", "**.ipynb_checkpoints"]
 suppress_warnings = []
@@ -456,6 +458,13 @@ nitpick_ignore_regex = [
     (r"py:.*", r".*\\._[A-Za-z]\\w*"),  # private helpers named in a signature (TypeVars)
 ]
 """
+
+
+# The package's name is one long word: in furo's sidebar at its usual size it breaks.
+_CSS = (
+    ".sidebar-brand-text { font-size: 1.25rem; overflow-wrap: normal; }\n"
+    "@media (max-width: 30em) { h1 { font-size: 1.9rem; } }\n"
+)
 
 
 def _copy_guide(staging: Path) -> None:
@@ -547,6 +556,8 @@ def build_docs(
         (staging / "api" / f"{name}.rst").write_text(_api_page(name, homes, public), "utf-8")
     (staging / "api" / "index.rst").write_text(_api_index(modules, skipped), "utf-8")
     (staging / "conf.py").write_text(_conf(execute, work / "jupyter_cache"), "utf-8")
+    (staging / "_static").mkdir()
+    (staging / "_static" / "site.css").write_text(_CSS, "utf-8")
 
     from sphinx.util.console import nocolor
 

@@ -335,7 +335,9 @@ def _api_page(
         for name in names:
             target = f"{module_name}.{name}"
             if kind in ("class", "exception"):
-                parts.append(f".. autoclass:: {target}\n   :members:\n   :show-inheritance:\n")
+                bases = getattr(module, name).__bases__
+                inherit = "   :show-inheritance:\n" if bases != (object,) else ""
+                parts.append(f".. autoclass:: {target}\n   :members:\n{inherit}")
             elif kind == "function":
                 parts.append(f".. autofunction:: {target}\n")
             else:

@@ -92,6 +92,15 @@ def test_every_python_block_of_the_readme_runs_in_order_in_an_empty_folder(
     assert (tmp_path / "game.json").is_file()
 
 
+def test_the_readme_links_land_on_files_of_the_repository() -> None:
+    text = README.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    local = [link for link in links if not re.match(r"[a-z]+:", link)]
+    assert len(local) >= 5
+    missing = [link for link in local if not (ROOT / link.split("#")[0]).exists()]
+    assert missing == []
+
+
 GUIDE_PAGES = sorted(
     path.name for path in GUIDE.glob("*.md") if python_blocks(path.read_text(encoding="utf-8"))
 )

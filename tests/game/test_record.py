@@ -184,6 +184,8 @@ def test_wrong_format_or_version_is_refused() -> None:
         ({"rules": {"jokers": True}}, "rules: unknown rule option"),
         ({"rules": {"bluffing": "maybe"}}, "rules: rule option bluffing='maybe'"),
         ({"players": "ABCD"}, "players: 'ABCD'"),
+        # Python's $ matches before a final newline; the schema's patterns must not
+        ({"players": ["A", "B", "C", "D\n"]}, "player 4 'D\\n': expected a player name"),
         ({"seed": -3}, "seed: -3"),
         ({"seed": True}, "seed: True"),
     ],
@@ -250,6 +252,7 @@ def test_an_illegal_move_names_the_first_bad_entry() -> None:
         ({"ask": "A"}, "expected a list"),
         (["turn_over", "MOVER", 0], "there are no middle cards"),
         (["turn_over", "A", "0"], "slot '0': expected a middle slot number"),
+        (["ask", "MOVER\n", "B", "QH", False], "expected a player"),
     ],
 )
 def test_malformed_entries_are_refused_with_their_number(entry: Any, message: str) -> None:

@@ -5,6 +5,8 @@ field and what was expected."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -146,10 +148,19 @@ def changed(data, **fields):
         ({"partitions": {"A": [0, 2]}}, r"agent 'A', world 1: 2: expected a block label 0..1"),
         (
             {"partitions": {"A": [0, True]}},
-            r"partitions: True: expected a block label, an integer from 0 \(at \$\.partitions\.A\[1\]\)",
+            r"partitions: True: expected a block label, an integer from 0 to 2\^63 - 1 \(at \$\.partitions\.A\[1\]\)",
         ),
         ({"partitions": {"A B": [0, 0]}}, "key 'A B': expected an agent name"),
+        # a final newline is not a letter: Python's $ matches before it, the schema's must not
+        ({"partitions": {"A\n": [0, 0]}}, r"key 'A\\n': expected an agent name"),
+        # past 2^63 a label cannot be a NumPy integer: refused as a file error, not OverflowError
+        (
+            {"partitions": {"A": [0, 2**63]}},
+            r"9223372036854775808: expected a block label, an integer from 0 to 2\^63 - 1",
+        ),
+        ({"actual": 2**63}, "actual: 9223372036854775808: expected null, or the index"),
         ({"valuation": {"p": "1x"}}, "valuation: '1x': expected a text of 0s and 1s"),
+        ({"valuation": {"p": "1\n"}}, r"valuation: '1\\n': expected a text of 0s and 1s"),
         ({"valuation": {"p": "1"}}, "atom 'p' has 1 truth values: expected one per world"),
         ({"valuation": {"has(A,7S)": "10"}}, "expected it written as 'has.A, 7S.'"),
         ({"valuation": {"K_A": "10"}}, "valuation: atom 'K_A'"),
@@ -219,6 +230,9 @@ def law(root, *nodes):
         ({"law": law(1, (1, 1, 0))}, "expected the last node"),
         ({"law": law(2, (1, 1))}, r"expected a node \[variable position, high reference, low"),
         ({"law": {"root": 1}}, "missing field.*nodes"),
+        ({"law": law(2**63, (0, 1, 0))}, "law: 9223372036854775808: expected a reference"),
+        ({"law": law(2, (0, 2**64, 0))}, "law: 18446744073709551616: expected an integer from 0"),
+        ({"observed": {"A\n": ["p"]}}, r"key 'A\\n': expected an agent name"),
     ],
 )
 def test_bad_structures(fields, message):
@@ -238,3 +252,31 @@ def test_a_saved_law_is_the_bdd_in_its_order():
     assert np.array_equal(
         [ks.holds("K_A q", s) for s in ks.states()], [again.holds("K_A q", s) for s in ks.states()]
     )
+
+
+SCHEMAS = sorted(
+    (Path(kw.__file__).parent / "schemas").glob("*.schema.json"), key=lambda path: path.name
+)
+
+
+def patterns_of(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "pattern":
+                yield value
+            yield from patterns_of(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from patterns_of(value)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda path: path.name)
+def test_every_schema_pattern_matches_whole_strings_in_python_too(schema):
+    """JSON Schema's ``$`` ends the text; Python's (which jsonschema uses) also matches
+    before a final newline.  Every pattern must refuse a valid text with a newline added."""
+    found = list(patterns_of(json.loads(schema.read_text(encoding="utf-8"))))
+    assert found
+    for pattern in found:
+        valid = {"^\\w+$(?!\\n)": "A", "^[01]*$(?!\\n)": "10"}.get(pattern, "A_1")
+        assert re.search(pattern, valid), (pattern, valid)
+        assert not re.search(pattern, valid + "\n"), pattern

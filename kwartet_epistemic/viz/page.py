@@ -21,6 +21,7 @@ game.html`` writes the same page for a saved game.
 from __future__ import annotations
 
 import html
+import re
 import json
 import math
 import os
@@ -161,6 +162,16 @@ def _json_for_script(data: dict[str, Any]) -> str:
     return text
 
 
+_MARKER = re.compile(r"%%([A-Z]+)%%")
+
+
+def _filled(**values: str) -> str:
+    """The page template with each marker replaced by its value, in one pass over the
+    template: a value is never searched for markers, so user text (a title holding
+    ``%%SCRIPT%%``) stays text."""
+    return _MARKER.sub(lambda match: values[match.group(1)], _TEMPLATE)
+
+
 def to_html(
     source: Game | GameProgress,
     path: str | os.PathLike[str] | None = None,
@@ -199,11 +210,11 @@ def to_html(
         raise KwartetError(f"step {step!r}: expected a move number 0..{progress.n_steps}")
     data = page_data(progress, title=title)
     data["start"] = step
-    page = (
-        _TEMPLATE.replace("%%TITLE%%", html.escape(data["title"]))
-        .replace("%%STYLE%%", _STYLE)
-        .replace("%%SCRIPT%%", _SCRIPT)
-        .replace("%%DATA%%", _json_for_script(data))
+    page = _filled(
+        TITLE=html.escape(data["title"]),
+        STYLE=_STYLE,
+        SCRIPT=_SCRIPT,
+        DATA=_json_for_script(data),
     )
     if path is not None:
         from kwartet_epistemic.files import atomic_path

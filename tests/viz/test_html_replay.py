@@ -95,6 +95,18 @@ def test_injected_names_are_escaped():
     assert "\\u003cimg src=x onerror=window.pwned=2\\u003e" in data_text
 
 
+@pytest.mark.parametrize("marker", ["%%SCRIPT%%", "%%STYLE%%", "%%DATA%%", "%%TITLE%%"])
+def test_a_template_marker_in_the_title_stays_text(seeded, marker):
+    _, progress = seeded
+    page = kw.viz.to_html(progress, title=f"x {marker} y")
+    assert page.count("<script>") == 1 and page.count("<style>") == 1
+    assert f"<title>x {marker} y</title>" in page
+    assert f'<h1 id="title">x {marker} y</h1>' in page
+    # the page is exactly as long as with a plain title of the same length
+    plain = kw.viz.to_html(progress, title="x " + "_" * len(marker) + " y")
+    assert len(page) == len(plain)
+
+
 def test_bad_input_is_a_kwartet_error(seeded, tmp_path):
     _, progress = seeded
     with pytest.raises(kw.KwartetError, match="to_html\\('game.json'\\): expected a Game"):

@@ -21,10 +21,10 @@ game.html`` writes the same page for a saved game.
 from __future__ import annotations
 
 import html
-import re
 import json
 import math
 import os
+import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any

@@ -185,13 +185,13 @@ def _spin(n: int) -> int:
 def machine_speedup(tasks: int = 8, size: int = 2_000_000) -> float:
     """What two processes give on this machine right now for plain CPU work (the
     workers' start-up, a fresh interpreter or a fork of the forkserver, is not timed)."""
-    from kwartet_epistemic.parallel import process_context
+    from kwartet_epistemic.parallel import process_pool
 
     start = time.perf_counter()
     for _ in range(tasks):
         _spin(size)
     serial = time.perf_counter() - start
-    with process_context().Pool(2) as pool:
+    with process_pool(2) as pool:
         pool.map(_spin, [1, 1], chunksize=1)  # both workers started
         start = time.perf_counter()
         pool.map(_spin, [size] * tasks)

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats
 
 import kwartet_epistemic.agents  # noqa: F401  (registers the policies)
-from kwartet_epistemic.parallel import process_context
+from kwartet_epistemic.parallel import process_pool
 from kwartet_epistemic.tournament import play_game
 
 
@@ -66,7 +66,7 @@ def main() -> None:
     tasks = [(args.a, args.b, args.seed + i) for i in range(args.deals)]
     start = time.perf_counter()
     if args.jobs > 1:
-        with process_context().Pool(args.jobs) as pool:  # forkserver/spawn, not fork
+        with process_pool(args.jobs) as pool:  # forkserver/spawn, not fork
             rows = pool.map(play_deal, tasks, chunksize=1)
     else:
         rows = [play_deal(task) for task in tasks]

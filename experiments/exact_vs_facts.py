@@ -352,7 +352,7 @@ def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool
     """Play (or finish) ``games`` games of the four ``agents`` (seat-rotated: game ``i``
     in their ``i % k``-th distinct seating) into ``out`` and write every output; returns
     the headline numbers (what ``run_all.py`` can call)."""
-    from kwartet_epistemic.parallel import process_context
+    from kwartet_epistemic.parallel import process_pool
 
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
@@ -383,7 +383,7 @@ def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool
         if jobs <= 1:
             yield from map(_play, tasks)
             return
-        with process_context().Pool(jobs) as pool:
+        with process_pool(jobs) as pool:
             yield from pool.imap_unordered(_play, tasks)
 
     game_cpu = 0.0

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from kwartet_epistemic.invariants import INVARIANTS, InvariantReport, check_random_games
-from kwartet_epistemic.parallel import process_context
+from kwartet_epistemic.parallel import process_pool
 
 OPTIONS: dict[str, tuple[str, dict[str, object]]] = {
     "memory": ("publisher", {"memory_cards": 1}),
@@ -55,7 +55,7 @@ def run(
     ]
     reports: list[InvariantReport]
     if jobs > 1 and len(tasks) > 1:
-        with process_context().Pool(jobs) as pool:  # forkserver/spawn, not fork
+        with process_pool(jobs) as pool:  # forkserver/spawn, not fork
             reports = pool.map(_chunk, tasks, chunksize=1)
     else:
         reports = [_chunk(task) for task in tasks]

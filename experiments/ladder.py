@@ -284,14 +284,14 @@ def run_games(
         for task in tasks:
             write(play(task))
         return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
-    from kwartet_epistemic.parallel import process_context
+    from kwartet_epistemic.parallel import process_executor
 
     # Small chunks of one pair each, the expensive pairs first, so that the two
     # workers finish together.
     chunks = [tasks[i : i + 6] for i in range(0, len(tasks), 6)]
-    pool = ProcessPoolExecutor(jobs, mp_context=process_context())
+    pool = process_executor(jobs)
     try:
         for future in as_completed([pool.submit(play_chunk, chunk) for chunk in chunks]):
             for row in future.result():

@@ -80,7 +80,6 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -692,9 +691,9 @@ class _Csv:
 
 
 def _pool(jobs: int) -> Any:
-    from kwartet_epistemic.parallel import process_context
+    from kwartet_epistemic.parallel import process_executor
 
-    return ProcessPoolExecutor(jobs, mp_context=process_context()) if jobs > 1 else None
+    return process_executor(jobs) if jobs > 1 else None
 
 
 def _run(tasks: Sequence[Any], function: Any, jobs: int) -> Iterator[Any]:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import csv
 import math
-import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -35,6 +34,7 @@ import numpy as np
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
+from kwartet_epistemic.parallel import process_pool
 from kwartet_epistemic.tournament import arrangements
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
@@ -205,8 +205,7 @@ def main() -> None:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         if new_file:
             writer.writeheader()
-        context = multiprocessing.get_context("forkserver")
-        with context.Pool(args.jobs) as pool:
+        with process_pool(args.jobs) as pool:
             for row in pool.imap_unordered(play, todo):
                 writer.writerow(row)
                 handle.flush()

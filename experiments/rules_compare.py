@@ -372,7 +372,7 @@ def run(
     check_games: int = 30,
 ) -> dict[str, Any]:
     """Play (or finish) ``games`` games of every rule set into ``out``, then summarise."""
-    from kwartet_epistemic.parallel import process_context
+    from kwartet_epistemic.parallel import process_pool
 
     out.mkdir(parents=True, exist_ok=True)
     deck = kw.Deck.piquet()
@@ -405,7 +405,7 @@ def run(
         if jobs <= 1:
             yield from map(_play, tasks)
             return
-        with process_context().Pool(jobs) as pool:
+        with process_pool(jobs) as pool:
             yield from pool.imap_unordered(_play, tasks, chunksize=4)
 
     for n, played in enumerate(results(), 1):

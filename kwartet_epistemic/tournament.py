@@ -646,19 +646,17 @@ def _run(
         for index, seed, seating in tasks:
             yield play_game(seating, seed, rules, deck, index)
         return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    from kwartet_epistemic.parallel import process_context
+    from kwartet_epistemic.parallel import process_executor
 
     size = max(1, min(8, len(tasks) // (jobs * 8)))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     # An executor, not a multiprocessing.Pool: a worker that dies (for one, a script
     # without ``if __name__ == "__main__":`` fails as each new worker imports it) breaks
     # it and the run stops with an error, where a Pool would start new workers forever.
-    pool = ProcessPoolExecutor(
-        jobs, mp_context=process_context(), initializer=_worker_setup, initargs=(rules, deck)
-    )
+    pool = process_executor(jobs, initializer=_worker_setup, initargs=(rules, deck))
     try:
         for future in as_completed([pool.submit(_play_tasks, chunk) for chunk in chunks]):
             yield from future.result()

@@ -28,6 +28,7 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import select
+import signal
 import sys
 import threading
 import time
@@ -62,7 +63,8 @@ def process_context() -> BaseContext:
 
 
 def end_with(pid: int, *, interval: float = 0.5) -> threading.Thread | None:
-    """End this process (``os._exit(1)``) as soon as process ``pid`` has ended; returns the
+    """End this process at once (SIGKILL to itself: no cleanup runs, and code busy in a loop
+    is stopped too) as soon as process ``pid`` has ended; returns the
     daemon thread that watches it (``None`` on Windows, where a dead parent's pipes end its
     workers instead, and ``os.kill`` cannot probe a process without ending it).
 
@@ -91,7 +93,7 @@ def end_with(pid: int, *, interval: float = 0.5) -> threading.Thread | None:
                     break
                 except PermissionError:  # alive, owned by another user
                     pass
-        os._exit(1)
+        os.kill(os.getpid(), signal.SIGKILL)
 
     thread = threading.Thread(target=watch, name=f"end-with-{pid}", daemon=True)
     thread.start()

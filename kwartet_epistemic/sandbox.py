@@ -36,14 +36,14 @@ import io
 import json
 import os
 import pickle
-import signal
 import struct
 import sys
-import time
 import traceback
 import types
 from collections.abc import Callable
 from typing import Any
+
+from kwartet_epistemic.parallel import end_with
 
 __all__ = ["ERROR_KINDS", "MAX_MESSAGE", "MESSAGE_HEADER", "read_message", "write_message"]
 
@@ -295,21 +295,9 @@ def main(argv: list[str]) -> int:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ImportError, ValueError, OSError):  # pragma: no cover - platform
             pass
-    _watch_parent(os.getppid())
+    # a killed grader must leave nothing running, even while the student's code loops
+    end_with(os.getppid())
     return serve(incoming, outgoing)
-
-
-def _watch_parent(parent: int) -> None:
-    """End this process when the grader is gone, even while the student's code loops
-    and never reads the pipe again (a killed grader must leave nothing running)."""
-    import threading
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.2)
-        os.kill(os.getpid(), signal.SIGKILL)  # at once: the student's code may be looping
-
-    threading.Thread(target=watch, daemon=True, name="grader-watch").start()
 
 
 if __name__ == "__main__":

@@ -38,6 +38,8 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from kwartet_epistemic.files import atomic_write_text
+
 _LETTERS = re.compile(r"[A-Za-z]+")
 
 
@@ -128,9 +130,7 @@ def provenance(script: str) -> list[str]:
 
 def _write(path: Path, lines: Iterable[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(lines) + "\n")
-    os.replace(tmp, path)
+    atomic_write_text(path, "\n".join(lines) + "\n")
 
 
 def write_numbers(path: str | Path, script: str, numbers: Mapping[str, str]) -> Path:

@@ -86,6 +86,7 @@ import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
 from kwartet_epistemic.agents.knowledge import ExactKnowledge, FactKnowledge
 from kwartet_epistemic.epistemics.explain import HAND_SIZES, fact_set, facts_force
+from kwartet_epistemic.files import atomic_path, drop_torn_last_line, read_csv_rows
 from kwartet_epistemic.tournament import arrangements
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
@@ -330,6 +331,7 @@ def _done(folder: Path) -> dict[int, dict[str, Any]]:
     path = folder / "exact_vs_facts_games.jsonl"
     games: dict[int, dict[str, Any]] = {}
     if path.exists():
+        drop_torn_last_line(path)  # a line cut short by a stop: that game is played again
         for line in path.read_text().splitlines():
             if line.strip():
                 entry = json.loads(line)
@@ -339,12 +341,11 @@ def _done(folder: Path) -> dict[int, dict[str, Any]]:
 
 def _rows(folder: Path, games: set[int]) -> list[dict[str, Any]]:
     path = folder / "exact_vs_facts.csv"
-    rows = []
-    with path.open(newline="") as handle:
-        for row in csv.DictReader(handle):
-            if int(row["game"]) in games:
-                rows.append({k: (v if k == "player" else int(v)) for k, v in row.items()})
-    return rows
+    return [
+        {k: (v if k == "player" else int(v)) for k, v in row.items()}
+        for row in read_csv_rows(path)
+        if int(row["game"]) in games
+    ]
 
 
 def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool = False,
@@ -366,7 +367,7 @@ def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool
         (out / "exact_vs_facts_games.jsonl").write_text("")
     else:  # drop rows of games not finished in the jsonl (an interrupted write)
         kept = _rows(out, set(done))
-        with csv_path.open("w", newline="") as handle:
+        with atomic_path(csv_path) as temporary, temporary.open("w", newline="") as handle:
             writer = csv.DictWriter(handle, COLUMNS)
             writer.writeheader()
             writer.writerows(kept)

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 import kwartet_epistemic as kw
+from kwartet_epistemic.files import atomic_path, atomic_write_bytes
 from kwartet_epistemic.tournament import TournamentResult, arrangements
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loaded by tests
@@ -238,13 +239,11 @@ def play_reference(match: Match, games: int, seed: int, jobs: int, folder: Path,
 
 def write_rows(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     """Write the summary CSV whole (a temporary file, then a rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", newline="") as handle:
+    with atomic_path(path) as temporary, temporary.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS)
         writer.writeheader()
         for row in rows:
             writer.writerow({k: _cell(v) for k, v in row.items()})
-    os.replace(tmp, path)
 
 
 def _cell(value: object) -> object:
@@ -273,10 +272,7 @@ def write_games(
                 " ".join(map(str, g.scores)), " ".join(g.winners), g.asks, int(g.finished),
                 g.first or "",
             ])  # fmt: skip
-    tmp = path.with_name(path.name + ".tmp")
-    with gzip.open(tmp, "wt", newline="") as handle:
-        handle.write(buffer.getvalue())
-    os.replace(tmp, path)
+    atomic_write_bytes(path, gzip.compress(buffer.getvalue().encode("utf-8")))
 
 
 def run(matches: Sequence[Match], games: int, seed: int, jobs: int, out: Path,

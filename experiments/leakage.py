@@ -73,7 +73,6 @@ Run: ``nice -n 10 python experiments/leakage.py --jobs 2 --out DIR`` (``--quick`
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 import math
 import os
@@ -102,6 +101,7 @@ from kwartet_epistemic.agents.policies import (  # noqa: E402
 from kwartet_epistemic.epistemics.counting import WorldCounter  # noqa: E402
 from kwartet_epistemic.epistemics.history import PrivateInfo, PublicHistory, private_info  # noqa: E402
 from kwartet_epistemic.events import Answered, Asked, QuartetExposed  # noqa: E402
+from kwartet_epistemic.files import UnitLog  # noqa: E402
 from kwartet_epistemic.game import Ask, Game, PlayerView  # noqa: E402
 from kwartet_epistemic.tournament import play_game, replay_game, share_interval  # noqa: E402
 
@@ -662,34 +662,6 @@ LEAK_FIELDS = ["rules", "policy", "game", "number", "own_number", "yes", "bits_a
                "bits_answer", "h_before", "h_after"]  # fmt: skip
 
 
-class _Csv:
-    """A CSV appended a row group at a time (header once); ``rows`` reads it back."""
-
-    def __init__(self, path: Path, fields: Sequence[str]) -> None:
-        self.path = path
-        self.fields = list(fields)
-
-    def rows(self) -> list[dict[str, str]]:
-        if not self.path.exists():
-            return []
-        with self.path.open(newline="") as handle:
-            text = handle.read()
-        if text and not text.endswith("\n"):  # a torn last line from a killed run
-            text = text[: text.rfind("\n") + 1]
-            self.path.write_text(text)
-        return list(csv.DictReader(text.splitlines()))
-
-    def append(self, rows: Sequence[dict[str, Any]]) -> None:
-        new = not self.path.exists() or self.path.stat().st_size == 0
-        with self.path.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, self.fields, lineterminator="\n")
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
-            handle.flush()
-            os.fsync(handle.fileno())
-
-
 def _pool(jobs: int) -> Any:
     from kwartet_epistemic.parallel import process_executor
 
@@ -716,8 +688,8 @@ def _run(tasks: Sequence[Any], function: Any, jobs: int) -> Iterator[Any]:
 def run_matches(out: Path, games: int, leak_games: int, seed: int, jobs: int) -> None:
     """Sections (1) and (2): every policy of :data:`POLICIES` against the field."""
     matches, leaks = (
-        _Csv(out / "leakage_matches.csv", MATCH_FIELDS),
-        _Csv(out / "leakage_asks.csv", LEAK_FIELDS),
+        UnitLog(out / "leakage_matches.csv", MATCH_FIELDS),
+        UnitLog(out / "leakage_asks.csv", LEAK_FIELDS),
     )
     done = {(r["rules"], r["policy"], int(r["game"])) for r in matches.rows()}
     leaked = {(r["rules"], r["policy"], int(r["game"])) for r in leaks.rows()}
@@ -872,7 +844,7 @@ def run_posterior(
     out: Path, plan: dict[str, tuple[int, tuple[int, ...], int]], seed: int, jobs: int
 ) -> None:
     """Section (3): per setting ``(games, sample sizes, asks measured)``."""
-    table = _Csv(out / "leakage_posterior.csv", POSTERIOR_FIELDS)
+    table = UnitLog(out / "leakage_posterior.csv", POSTERIOR_FIELDS)
     done = {(r["setting"], int(r["game"])) for r in table.rows()}
     tasks = [
         (name, seed, k, sizes, asks)
@@ -911,7 +883,7 @@ def _agent_task(args: tuple[int, int]) -> dict[str, Any]:
 
 def run_agent(out: Path, games: int, seed: int, jobs: int) -> None:
     """Section (4)."""
-    table = _Csv(out / "leakage_agent.csv", AGENT_FIELDS)
+    table = UnitLog(out / "leakage_agent.csv", AGENT_FIELDS)
     done = {int(r["game"]) for r in table.rows()}
     tasks = [(seed, k) for k in range(games) if k not in done]
     for row in _run(tasks, _agent_task, jobs):
@@ -945,10 +917,10 @@ def _letters(rules: str, policy: str) -> list[str]:
 
 def summarise(out: Path) -> dict[str, Any]:
     """Read the CSVs of ``out`` and compute every reported figure."""
-    matches = _Csv(out / "leakage_matches.csv", MATCH_FIELDS).rows()
-    leaks = _Csv(out / "leakage_asks.csv", LEAK_FIELDS).rows()
-    posterior = _Csv(out / "leakage_posterior.csv", POSTERIOR_FIELDS).rows()
-    agent = _Csv(out / "leakage_agent.csv", AGENT_FIELDS).rows()
+    matches = UnitLog(out / "leakage_matches.csv", MATCH_FIELDS).rows()
+    leaks = UnitLog(out / "leakage_asks.csv", LEAK_FIELDS).rows()
+    posterior = UnitLog(out / "leakage_posterior.csv", POSTERIOR_FIELDS).rows()
+    agent = UnitLog(out / "leakage_agent.csv", AGENT_FIELDS).rows()
     shares: dict[tuple[str, str], dict[int, float]] = {}
     for r in matches:
         shares.setdefault((r["rules"], r["policy"]), {})[int(r["game"])] = float(r["share"])

@@ -34,6 +34,7 @@ import numpy as np
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
+from kwartet_epistemic.files import read_csv_rows
 from kwartet_epistemic.parallel import process_pool
 from kwartet_epistemic.tournament import arrangements
 
@@ -184,13 +185,11 @@ def main() -> None:
     ]
     tasks = [(k, seeds[k], seatings[k % len(seatings)], args.ms, a, b) for k in range(args.games)]
     done: dict[int, dict[str, str]] = {}
-    if args.out.exists() and args.out.stat().st_size:
-        with args.out.open(newline="") as handle:
-            for row in csv.DictReader(handle):
-                k = int(row["game"])
-                if k >= args.games or int(row["seed"]) != seeds[k] or float(row["ms"]) != args.ms:
-                    sys.exit(f"{args.out}: holds another match (game {k}); choose another --out")
-                done[k] = row
+    for row in read_csv_rows(args.out):  # a torn last row (a stopped run) is played again
+        k = int(row["game"])
+        if k >= args.games or int(row["seed"]) != seeds[k] or float(row["ms"]) != args.ms:
+            sys.exit(f"{args.out}: holds another match (game {k}); choose another --out")
+        done[k] = row
     todo = [t for t in tasks if t[0] not in done]
     if not todo:  # a finished match: summarise only
         rows = [done[k] for k in sorted(done)]

@@ -85,6 +85,7 @@ import numpy as np
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
+from kwartet_epistemic.files import atomic_path, read_csv_rows
 from kwartet_epistemic.tournament import GameResult, TournamentResult, arrangements
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -349,10 +350,7 @@ def check_common_knowledge(rules_name: str, games: int, seed: int = 0) -> dict[s
 
 
 def _read(path: Path) -> list[dict[str, str]]:
-    if not path.exists():
-        return []
-    with path.open(newline="") as handle:
-        return list(csv.DictReader(handle))
+    return read_csv_rows(path)  # a torn last row (a stopped run) is cut off and redone
 
 
 def _append(path: Path, columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
@@ -386,12 +384,10 @@ def run(
                 csv.DictWriter(handle, cols).writeheader()
     else:  # keep only the move rows of finished games (a run killed between the two writes)
         kept = [r for r in _read(moves_path) if (r["rules"], int(r["game"])) in done]
-        tmp = moves_path.with_suffix(".csv.tmp")
-        with tmp.open("w", newline="") as handle:
+        with atomic_path(moves_path) as temporary, temporary.open("w", newline="") as handle:
             writer = csv.DictWriter(handle, MOVE_COLUMNS)
             writer.writeheader()
             writer.writerows(kept)
-        os.replace(tmp, moves_path)
     seatings = arrangements(AGENTS)
     tasks = [
         (name, i, seed + i, seatings[i % len(seatings)])

@@ -62,6 +62,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kwartet_epistemic.files import atomic_path, atomic_write_text
+
 ROOT = Path(__file__).resolve().parent.parent
 """The repository root: every step runs with this as its working directory."""
 
@@ -260,9 +262,7 @@ def read_manifest(out: Path) -> dict[str, Any]:
 def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
     """Write ``manifest`` to ``out/manifest.json`` whole (a temporary file, then a rename)."""
     path = out / MANIFEST
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
 
 def missing_needs(step: Step) -> list[str]:
@@ -362,14 +362,14 @@ def publish(step: Step, out: Path, target: Path) -> list[str]:
     rename); the names copied."""
     target.mkdir(parents=True, exist_ok=True)
     folder = out / step.name
-    sources = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.endswith(".tmp"))
+    # hidden names are temporaries of a save in progress (or of one a kill cut short)
+    sources = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
     if not (folder / f"{step.name}.txt").exists():
         sources.append(out / f"{step.name}.txt")
     copied = []
     for source in sources:
-        tmp = target / (source.name + ".tmp")
-        shutil.copyfile(source, tmp)
-        os.replace(tmp, target / source.name)
+        with atomic_path(target / source.name) as temporary:
+            shutil.copyfile(source, temporary)
         copied.append(source.name)
     return copied
 

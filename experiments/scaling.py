@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
+import io
 import json
 import math
 import os
@@ -67,6 +68,7 @@ from typing import Any
 import numpy as np
 
 import kwartet_epistemic as kw
+from kwartet_epistemic.files import atomic_path, drop_torn_gzip_member, read_csv_rows
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -251,30 +253,28 @@ def run_cell(
 
 
 def read_events(path: Path) -> list[dict[str, str]]:
+    """The rows of every whole game in ``path``.  Each game's rows are one gzip member; a
+    member cut short (a kill, a full disk) is cut off the file first, so that its game is
+    played again and later members follow whole ones."""
     if not path.exists():
         return []
-    try:
-        with gzip.open(path, "rt", newline="") as handle:
-            return list(csv.DictReader(handle))
-    except (EOFError, OSError):  # a member cut short by a kill: keep the whole ones
-        rows: list[dict[str, str]] = []
-        with gzip.open(path, "rt", newline="") as handle:
-            try:
-                for row in csv.DictReader(handle):
-                    rows.append(row)
-            except (EOFError, OSError):
-                pass
-        return [r for r in rows if r.get("load1")]
+    drop_torn_gzip_member(path)
+    with gzip.open(path, "rt", newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
 def append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Append whole rows as one gzip member (readable as one stream; header once)."""
-    new = not path.exists()
-    with gzip.open(path, "at", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=EVENT_FIELDS)
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
+    """Append one game's rows as one gzip member (the file reads as one stream; the
+    header once, in the first member), flushed to disk before the next game."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EVENT_FIELDS)
+    if not path.exists() or path.stat().st_size == 0:
+        writer.writeheader()
+    writer.writerows(rows)
+    with path.open("ab") as handle:
+        handle.write(gzip.compress(buffer.getvalue().encode("utf-8")))
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def run_grid(args: argparse.Namespace, out: Path) -> list[dict[str, str]]:
@@ -378,12 +378,10 @@ def summarise(rows: list[dict[str, str]], early: int) -> list[dict[str, Any]]:
 
 
 def write_csv(path: Path, fields: Sequence[str], rows: list[dict[str, Any]]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="") as handle:
+    with atomic_path(path) as temporary, open(temporary, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
-    os.replace(tmp, path)
 
 
 def log_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, float]:
@@ -467,10 +465,7 @@ def smcdel_cases(args: argparse.Namespace) -> list[str]:
 def run_smcdel(args: argparse.Namespace, out: Path) -> tuple[list[dict[str, Any]], str]:
     """Both sides' repeats (resumed from the CSV); and a note on SMCDEL's availability."""
     path = out / "scaling_smcdel.csv"
-    rows: list[dict[str, Any]] = []
-    if path.exists():
-        with open(path, newline="") as handle:
-            rows = list(csv.DictReader(handle))
+    rows: list[dict[str, Any]] = list(read_csv_rows(path))  # a torn last row is run again
     have = {(r["case"], r["who"], int(r["repeat"])) for r in rows}
     bench = bench_smcdel.smcdel_dir()
     dining = ensure_dining_bench(bench) if os.access(bench / "MuddyBench", os.X_OK) else None

@@ -8,7 +8,11 @@ one, never half of either, whether the writer is killed, runs out of disk or is
 interrupted.  A file that grows line by line (a tournament's CSV) gets each line in one
 ``write()`` followed by ``fsync`` (:class:`LineAppender`): a stop can leave at most a
 torn last line, which :func:`complete_lines` leaves out and :func:`drop_torn_last_line`
-cuts off before a resumed run appends to the file again.
+cuts off before a resumed run appends to the file again; :func:`read_csv_rows` reads a
+CSV file of such lines that way.  A file that grows by gzip members (each a unit of work,
+written in one go) may be left with a torn last member, which :func:`drop_torn_gzip_member`
+cuts off (the member's CRC and length say whether it is whole).  A temporary file left by
+a writer that was killed is removed by the next save of the same target.
 
 >>> import pathlib, tempfile
 >>> target = pathlib.Path(tempfile.mkdtemp()) / "note.txt"
@@ -24,20 +28,29 @@ cuts off before a resumed run appends to the file again.
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
+import io
 import os
 import secrets
-from collections.abc import Iterator
+import sys
+import time
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 __all__ = [
     "LineAppender",
+    "UnitLog",
     "atomic_path",
     "atomic_write_bytes",
     "atomic_write_text",
     "complete_lines",
+    "drop_torn_gzip_member",
     "drop_torn_last_line",
     "fsync_directory",
+    "read_csv_rows",
+    "whole_gzip_members",
 ]
 
 _BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
@@ -68,7 +81,9 @@ def _temporary_beside(target: Path) -> Path:
     except OSError:
         mode = None  # 0o666 less the umask, as any new file
     for _ in range(100):
-        candidate = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp{target.suffix}")
+        candidate = target.with_name(
+            f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp{target.suffix}"
+        )
         try:
             handle = os.open(
                 candidate,
@@ -83,6 +98,45 @@ def _temporary_beside(target: Path) -> Path:
                 os.chmod(candidate, mode)
         return candidate
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(target))  # pragma: no cover
+
+
+# A day: on Windows a writer's process cannot be probed, so only old temporaries go.
+_STALE_SECONDS = 86_400
+
+
+def _writer_gone(pid: int, path: Path) -> bool:
+    if pid == os.getpid():
+        return False  # this process's own: another thread may be writing it
+    if sys.platform == "win32":
+        try:
+            return time.time() - path.stat().st_mtime > _STALE_SECONDS
+        except OSError:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Remove the temporaries of ``target`` whose writer has ended (killed before it could
+    rename or remove its file): their names carry the writer's process id."""
+    prefix = f".{target.name}."
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(f".tmp{target.suffix}")):
+            continue
+        pid_text = name[len(prefix) :].split("-", 1)[0]
+        if pid_text.isdigit() and _writer_gone(int(pid_text), Path(entry.path)):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
 
 
 def _fsync_file(path: Path) -> None:
@@ -109,6 +163,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     target = Path(path)
     if target.is_symlink():  # replace the file it points to, as writing through it would
         target = target.resolve()
+    _remove_stale_temporaries(target)
     temporary = _temporary_beside(target)
     try:
         yield temporary
@@ -232,3 +287,141 @@ def drop_torn_last_line(path: str | os.PathLike[str]) -> bool:
         handle.flush()
         os.fsync(handle.fileno())
     return True
+
+
+def read_csv_rows(path: str | os.PathLike[str]) -> list[dict[str, str]]:
+    """The whole rows of a CSV file that grows a line at a time (a missing file has none).
+    A torn last line, left by a run stopped while writing it, is cut off the file first,
+    so that a resumed run appends after whole rows; a file holding only a torn header has
+    no rows.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.csv"
+    >>> _ = path.write_text("game,score\\n1,3\\n2,")
+    >>> read_csv_rows(path), path.read_text()
+    ([{'game': '1', 'score': '3'}], 'game,score\\n1,3\\n')
+    """
+    target = Path(path)
+    if not target.exists():
+        return []
+    drop_torn_last_line(target)
+    with target.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def whole_gzip_members(data: bytes) -> int:
+    """How many leading bytes of ``data`` are whole gzip members (each with its CRC and
+    length checked); what follows is a torn or damaged member.
+
+    >>> import gzip
+    >>> data = gzip.compress(b"a\\n") + gzip.compress(b"b\\n")
+    >>> whole_gzip_members(data) == len(data), whole_gzip_members(data[:-1]) < len(data)
+    (True, True)
+    """
+    start = 0
+    while start < len(data):
+        member = zlib.decompressobj(wbits=31)  # gzip: header, deflate, CRC32 and size
+        try:
+            member.decompress(data[start:])
+        except zlib.error:
+            break
+        if not member.eof:
+            break
+        start = len(data) - len(member.unused_data)
+    return start
+
+
+def drop_torn_gzip_member(path: str | os.PathLike[str]) -> bool:
+    """Cut a torn or damaged last gzip member off ``path`` (a file that grows a member at
+    a time), so that a resumed run redoes that member's unit and appends after the whole
+    ones; True if anything was cut.
+
+    >>> import gzip, pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.csv.gz"
+    >>> whole = gzip.compress(b"a\\n")
+    >>> _ = path.write_bytes(whole + gzip.compress(b"b\\n")[:-3])
+    >>> drop_torn_gzip_member(path), path.read_bytes() == whole
+    (True, True)
+    """
+    target = Path(path)
+    data = target.read_bytes()
+    keep = whole_gzip_members(data)
+    if keep == len(data):
+        return False
+    with target.open("r+b") as handle:
+        handle.truncate(keep)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return True
+
+
+class UnitLog:
+    """A CSV file that grows a unit at a time (a unit: the rows of one game, one cell of a
+    grid) and survives a stop at any byte, a full disk included.
+
+    Each unit's rows go to the file in one write, flushed to disk; then the file's new size
+    is added to a ledger beside it (``NAME.units``, one line per unit).  Opening the log
+    cuts the file back to the size of the last unit in the ledger: a unit cut short, a
+    torn row, or rows written after the last entry are dropped, and their unit is done
+    again by the resumed run.  A file without a ledger (written before there was one)
+    keeps its whole lines.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "moves.csv"
+    >>> log = UnitLog(path, ["game", "move"])
+    >>> log.append([{"game": 1, "move": "A"}, {"game": 1, "move": "B"}])
+    >>> with path.open("a") as handle:  # a run stopped inside game 2's rows
+    ...     _ = handle.write("2,A\\n2,")
+    >>> [row["move"] for row in UnitLog(path, ["game", "move"]).rows()]
+    ['A', 'B']
+    """
+
+    def __init__(self, path: str | os.PathLike[str], fields: list[str]) -> None:
+        self.path = Path(path)
+        self.fields = list(fields)
+        self.ledger = self.path.with_name(self.path.name + ".units")
+        self._recover()
+
+    def _recover(self) -> None:
+        if not self.path.exists():
+            if self.ledger.exists():  # a ledger without its file: start both afresh
+                self.ledger.unlink()
+            return
+        if not self.ledger.exists():
+            drop_torn_last_line(self.path)
+            size = self.path.stat().st_size
+            atomic_write_text(self.ledger, f"{size}\n" if size else "")
+            return
+        drop_torn_last_line(self.ledger)
+        sizes = self.ledger.read_text(encoding="ascii").split()
+        committed = int(sizes[-1]) if sizes else 0
+        if self.path.stat().st_size > committed:
+            with self.path.open("r+b") as handle:
+                handle.truncate(committed)
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def rows(self) -> list[dict[str, str]]:
+        """The rows of every whole unit, in the order they were appended."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return []
+        with self.path.open(newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+
+    def append(self, rows: Sequence[Mapping[str, object]]) -> None:
+        """Add one unit: its rows (the header first, for the file's first unit)."""
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, self.fields, lineterminator="\n")
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            writer.writeheader()
+        writer.writerows(rows)
+        data = buffer.getvalue().encode("utf-8")
+        handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _BINARY, 0o666)
+        try:
+            _write_all(handle, data)
+            os.fsync(handle)
+            size = os.fstat(handle).st_size
+        finally:
+            os.close(handle)
+        with LineAppender(self.ledger) as ledger:
+            ledger.append(f"{size}\n".encode("ascii"))

@@ -149,3 +149,28 @@ def test_run_writes_every_output_and_resumes(tmp_path):
         if entry["found"]:
             assert entry["forces"] and entry["holder"] == entry["true_holder"]
             assert len(entry["facts_candidates"]) > 1  # the fact list does not know it
+
+
+def test_a_run_stopped_inside_its_last_game_resumes_to_the_same_numbers(tmp_path):
+    """Cut either file inside the last game's lines (at its first byte, its last, and
+    between): the game is played again, and the numbers equal those of the run that was
+    never stopped.  (Every byte offset of a torn tail is tested on the files themselves.)"""
+    whole = evf.run(3, tmp_path / "whole", seed=14_000)["all"]
+    done = tmp_path / "done"
+    evf.run(2, done, seed=14_000)
+    csv_keep = (done / "exact_vs_facts.csv").stat().st_size
+    log_keep = (done / "exact_vs_facts_games.jsonl").stat().st_size
+    evf.run(3, done, seed=14_000)
+    csv_bytes = (done / "exact_vs_facts.csv").read_bytes()
+    log_bytes = (done / "exact_vs_facts_games.jsonl").read_bytes()
+
+    def spread(start: int, end: int) -> list[int]:
+        return sorted({start, start + 1, (start + end) // 2, end - 1})
+
+    cuts = [(len(csv_bytes), cut) for cut in spread(log_keep, len(log_bytes))]
+    cuts += [(cut, log_keep) for cut in spread(csv_keep, len(csv_bytes))]
+    for csv_cut, log_cut in cuts:
+        (done / "exact_vs_facts.csv").write_bytes(csv_bytes[:csv_cut])
+        (done / "exact_vs_facts_games.jsonl").write_bytes(log_bytes[:log_cut])
+        again = evf.run(3, done, seed=14_000)
+        assert again["meta"]["games_this_run"] == 1 and again["all"] == whole, (csv_cut, log_cut)

@@ -191,3 +191,28 @@ def test_dining_cryptographers_need_the_announcement() -> None:
     # Before anything is said, cryptographer 1 cannot know that someone else paid.
     someone_else = K("1", disjunction(Atom(f"p{k}") for k in (2, 3)))
     assert not structure.is_satisfiable(Not(Atom("p1")) & someone_else)
+
+
+def test_a_resume_file_cut_at_every_byte_of_its_last_game_redoes_that_game(
+    tmp_path: Path,
+) -> None:
+    def game(seed: int) -> list[dict[str, object]]:
+        return [
+            scaling._row(
+                "counting", 3, 12, seed, scaling.EventCost(i, i / 1000, 10 * i, i), "event"
+            )
+            for i in range(1, 4)
+        ]
+
+    path = tmp_path / "events.csv.gz"
+    scaling.append_rows(path, game(140))
+    scaling.append_rows(path, game(141))
+    keep = path.stat().st_size
+    scaling.append_rows(path, game(142))
+    whole = path.read_bytes()
+    for cut in range(keep, len(whole)):
+        path.write_bytes(whole[:cut])
+        rows = scaling.read_events(path)
+        assert [r["seed"] for r in rows] == ["140"] * 3 + ["141"] * 3, cut
+        scaling.append_rows(path, game(142))  # the resumed run plays it again
+        assert [r["seed"] for r in scaling.read_events(path)][-3:] == ["142"] * 3

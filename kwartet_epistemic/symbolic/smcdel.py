@@ -145,6 +145,10 @@ _SMCDEL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
 TEXT_LIMIT = 20_000_000
 # A law whose Shannon expansion is at most this long is written as a formula.
 _DIRECT_LAW_LENGTH = 2_000
+# Else a law of at most this many states is written as the list of its states (one
+# conjunction of literals each), as an SMCDEL user writes a small model; only larger laws
+# need the auxiliary variables.
+_LISTED_STATES = 4_096
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 Bdd = Any
@@ -264,8 +268,9 @@ class SmcdelExport:
         which SMCDEL lists too, are ignored).
 
         >>> from kwartet_epistemic.kripke import KripkeModel
-        >>> kw.smcdel_export(KripkeModel(2, {"A": [0, 1]}, {"p": [True, False]})).world_of({2})
-        1
+        >>> export = kw.smcdel_export(KripkeModel(3, {"A": [0, 0, 1]}, {"p": [True, False, False]}))
+        >>> export.world_of({1}), export.world_of(set()), export.world_of({2})
+        (0, 1, 2)
         """
         if self.worlds is None:
             raise SmcdelError("world_of: this export is not of a Kripke model")
@@ -487,6 +492,17 @@ def _expansion(manager: Any, root: Bdd, variable: Callable[[str], str]) -> str:
     return text[root]
 
 
+def _listed_law(
+    states: Iterable[Mapping[str, bool]], names: Sequence[str], var: Callable[[str], str]
+) -> str:
+    """The law as the disjunction of its states, each the conjunction of its literals."""
+    terms = [
+        "AND (" + ", ".join(var(n) if state[n] else f"~{var(n)}" for n in names) + ")"
+        for state in states
+    ]
+    return terms[0] if len(terms) == 1 else "OR (" + ",\n    ".join(terms) + ")"
+
+
 def _coded_law(
     graph: _LawGraph,
     manager: Any,
@@ -571,7 +587,9 @@ def export_structure(
     law = structure.law
     graph = _LawGraph(manager, law)
     longest = max((len(v) for v in count_vars), default=1) + 2
-    direct = graph.expansion_length(longest) <= _DIRECT_LAW_LENGTH
+    expanded = graph.expansion_length(longest) <= _DIRECT_LAW_LENGTH
+    listed = not expanded and 0 < structure.count_states() <= _LISTED_STATES
+    direct = expanded or listed
     levels = sorted(count_vars, key=manager.level_of_var)
     # Numbers (SMCDEL's variable order) in the BDD's variable order, each level's
     # auxiliary bits just before the level's variable: below everything they are
@@ -609,8 +627,10 @@ def export_structure(
     def var(name: str) -> str:
         return str(numbers[name])
 
-    if direct:
+    if expanded:
         law_text = _expansion(manager, law, var)
+    elif listed:
+        law_text = _listed_law(structure.assignments(limit=_LISTED_STATES), count_vars, var)
     else:
         law_text = _coded_law(graph, manager, var, index_of, bits_at)
     if constant is not None:

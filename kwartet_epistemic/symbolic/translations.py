@@ -11,7 +11,9 @@ SMCDEL's own ``Translations`` module).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
 
 from kwartet_epistemic.errors import KwartetError, ModelError, ModelTooLargeError
 from kwartet_epistemic.kripke import KripkeModel
@@ -40,6 +42,30 @@ def _fresh_name(base: str, fallback: str, taken: set[str]) -> str:
     return name
 
 
+def _observed_atoms(
+    labels: np.ndarray, count: int, atoms: Sequence[str], columns: Mapping[str, list[bool]]
+) -> list[str] | None:
+    """The atoms constant on every block of a partition, if the blocks differ on them
+    (then the blocks are exactly the classes of worlds agreeing on those atoms); else None.
+
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> _observed_atoms(labels, 2, ["p", "q"], {"p": [0, 0, 1, 1], "q": [0, 1, 0, 1]})
+    ['p']
+    """
+    constant = []
+    for name in atoms:
+        values = np.asarray(columns[name], dtype=bool)
+        first = np.zeros(count, dtype=bool)
+        first[labels] = values  # one world's value per block (the last written)
+        if np.array_equal(first[labels], values):
+            constant.append(name)
+    signatures = {
+        tuple(columns[name][w] for name in constant): label
+        for w, label in enumerate(labels.tolist())
+    }
+    return constant if len(signatures) == count else None
+
+
 @plain_errors
 def kripke_to_structure(
     model: KripkeModel, *, backend: str = "auto", max_worlds: int = 100_000
@@ -47,9 +73,11 @@ def kripke_to_structure(
     """A knowledge structure with the same states as an S5 Kripke model, and per world
     its state (the set of true atoms).
 
-    Variables: the model's atoms; per agent bits ``cell(A, j)``, the binary number of
-    the agent's block, which the agent observes; and bits ``copy(j)`` numbering worlds
-    that agree on all of those (only where some do).  The law is the disjunction of the
+    Variables: the model's atoms; for an agent whose blocks are not told apart by atoms
+    alone, bits ``cell(A, j)``, the binary number of the agent's block, which the agent
+    observes (an agent whose blocks are the classes of agreeing on some atoms observes
+    those atoms, as in SMCDEL's own models: muddy children needs only its atoms); and
+    bits ``copy(j)`` numbering worlds that agree on all of those (only where some do).  The law is the disjunction of the
     worlds' states, so the worlds and the states correspond one to one and every
     formula over the model's atoms has the same truth value at a world and its state.
 
@@ -73,6 +101,10 @@ def kripke_to_structure(
     observed: dict[str, list[str]] = {}
     for index, agent in enumerate(model.agents):
         labels, count = compact(model.labels(agent))
+        seen = _observed_atoms(labels, count, atoms, columns)
+        if seen is not None:  # the agent's blocks are told apart by atoms: it observes them
+            observed[agent] = seen
+            continue
         bits = []
         for j in range((count - 1).bit_length()):
             name = _fresh_name(f"cell({agent}, {j})", f"cell({index}, {j})", taken)

@@ -298,10 +298,13 @@ def test_the_text_has_smcdel_sections_and_maps_names_in_comments():
     assert [job for job, _ in export.jobs] == ["TRUE?", "VALID?", "WHERE?"] * 2
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(9))
 def test_kripke_export_read_back_answers_as_the_model(seed, monkeypatch):
-    if seed % 2:  # laws written with auxiliary variables
+    # seed % 3: 0 laws written as formulas, 1 as their list of states, 2 with auxiliaries
+    if seed % 3:
         monkeypatch.setattr(smcdel_module, "_DIRECT_LAW_LENGTH", 0)
+    if seed % 3 == 2:
+        monkeypatch.setattr(smcdel_module, "_LISTED_STATES", 0)
     rng = np.random.default_rng(seed)
     model = random_model(rng)
     queries = [
@@ -319,12 +322,14 @@ def test_kripke_export_read_back_answers_as_the_model(seed, monkeypatch):
     assert reader.structure.count_states() == model.n_worlds
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(9))
 def test_structure_export_read_back_answers_as_the_structure(seed, monkeypatch):
     rng = np.random.default_rng(100 + seed)
-    # seed 0-2: laws written as formulas; 3-5: laws written with auxiliary variables
+    # seed 0-2: laws written as formulas; 3-5: with auxiliary variables; 6-8: listed
     if seed >= 3:
         monkeypatch.setattr(smcdel_module, "_DIRECT_LAW_LENGTH", 0)
+    if 3 <= seed < 6:
+        monkeypatch.setattr(smcdel_module, "_LISTED_STATES", 0)
     structure = random_structure(rng, 4 if seed < 3 else 9)
     actual = next(iter(structure.states()))
     queries = [
@@ -332,8 +337,11 @@ def test_structure_export_read_back_answers_as_the_structure(seed, monkeypatch):
     ]
     export = smcdel_export(structure, queries, actual=actual)
     assert bool(export.auxiliary) == (" iff OR (" in export.text)
-    if seed >= 3:
+    if 3 <= seed < 6:
         assert export.auxiliary and " iff OR (" in export.text
+    if seed >= 6:  # a law too long as a formula, written as its list of states
+        law = export.text.split("\nLAW ", 1)[1].split("\nOBS", 1)[0]
+        assert not export.auxiliary and law.count("AND (") == structure.count_states()
     reader = Reader(export.text)
     # the auxiliary variables add no state: the structure read has as many states
     assert reader.structure.count_states() == structure.count_states()
@@ -357,6 +365,30 @@ def test_game_export_read_back_answers_as_the_game(setup):
     state = kw.knowledge(game)
     assert reader.answers() == [state.holds(q) for q in queries]
     assert read_smcdel_variables(export.text) == export.variables
+
+
+def test_muddy_children_export_as_smcdel_writes_them():
+    """SMCDEL's own example: VARS 1,2,3, LAW Top, each child observing the others."""
+    model = kw.examples.muddy_children(3, [1, 2])
+    export = smcdel_export(model, ["K_1 m1"])
+    lines = [line for line in export.text.splitlines() if not line.startswith("--")]
+    assert lines[:6] == ["VARS 1, 2, 3", "LAW Top", "OBS", "  a1: 2, 3", "  a2: 1, 3", "  a3: 1, 2"]
+    assert export.auxiliary == ()
+    assert Reader(export.text).answers() == model_answers(model, export)
+
+
+def test_a_small_game_position_exports_its_origin_variables_only():
+    hands = {"A": ["7S", "8S"], "B": ["7H", "8H", "8D"], "C": ["7D", "7C", "8C"]}
+    game = kw.Game.from_hands(kw.Deck.piquet(families=2), hands, first="A")
+    game.ask("B", "7D")
+    export = smcdel_export(game, ["K_A has(C, 7D)", "C_{A,B,C} ~has(B, 7D)"])
+    assert export.auxiliary == ()  # the 150 states listed, no auxiliary bit
+    assert len(export.variables) <= 24
+    state = kw.knowledge(game)
+    assert Reader(export.text).answers()[::3] == [
+        state.holds("K_A has(C, 7D)"),
+        state.holds("C_{A,B,C} ~has(B, 7D)"),
+    ]
 
 
 def test_kripke_structure_keeps_every_world_apart():
@@ -438,6 +470,7 @@ def compare(export, ours, answers) -> None:
 def test_smcdel_agrees_on_random_kripke_models(monkeypatch):
     for seed in range(6):
         monkeypatch.setattr(smcdel_module, "_DIRECT_LAW_LENGTH", 2000 if seed % 2 else 0)
+        monkeypatch.setattr(smcdel_module, "_LISTED_STATES", 4096 if seed % 4 == 1 else 0)
         rng = np.random.default_rng(200 + seed)
         model = random_model(rng)
         queries = [
@@ -453,6 +486,7 @@ def test_smcdel_agrees_on_random_knowledge_structures(monkeypatch):
     for seed in range(6):
         # odd seeds: laws written as formulas; even seeds: with auxiliary variables
         monkeypatch.setattr(smcdel_module, "_DIRECT_LAW_LENGTH", 2000 if seed % 2 else 0)
+        monkeypatch.setattr(smcdel_module, "_LISTED_STATES", 4096 if seed % 4 == 1 else 0)
         rng = np.random.default_rng(300 + seed)
         structure = random_structure(rng, 4 if seed % 2 else 10)
         states = list(structure.states())

@@ -14,10 +14,12 @@ the knowledge structures have a single code path.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+import sys
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any, Literal, TypeVar, cast
 
 from kwartet_epistemic.errors import KwartetError, ModelError
@@ -44,9 +46,31 @@ SMALL_CACHE = 1 << 12
 _FLOAT_EXACT_VARIABLES = 52
 
 
+@contextlib.contextmanager
+def _dd_without_networkx() -> Iterator[None]:
+    """Import ``dd`` without the networkx it loads for its own graph exports.
+
+    ``dd`` imports networkx when it is installed (about 0.1 s, most of what a process's
+    first BDD cost) and runs without it.  This library never uses those exports, so while
+    ``dd`` is first imported networkx counts as missing; the marker is removed at once, so
+    that networkx imports as usual afterwards.  A program that wants dd's networkx
+    exports imports networkx before it first uses this module.
+    """
+    if "dd" in sys.modules or "networkx" in sys.modules:
+        yield
+        return
+    sys.modules["networkx"] = None  # type: ignore[assignment]  # import: ModuleNotFoundError
+    try:
+        yield
+    finally:
+        if sys.modules.get("networkx", 0) is None:
+            del sys.modules["networkx"]
+
+
 def _cudd_module() -> Any | None:
     try:
-        return importlib.import_module("dd.cudd")
+        with _dd_without_networkx():
+            return importlib.import_module("dd.cudd")
     except ImportError:  # the wheel without the compiled extension: fall back
         return None
 
@@ -88,7 +112,8 @@ def new_manager(backend: str = "auto", *, initial_cache_size: int | None = None)
             return manager
         if backend == "cudd":
             raise ModelError("backend 'cudd' requested but dd.cudd cannot be imported")
-    autoref = importlib.import_module("dd.autoref")
+    with _dd_without_networkx():
+        autoref = importlib.import_module("dd.autoref")
     manager = autoref.BDD()
     manager.configure(reordering=False)
     return manager

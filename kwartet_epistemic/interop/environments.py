@@ -55,6 +55,12 @@ The AEC environment observes both; :class:`KwartetGymEnv` takes ``observation="r
 ``"knowledge"`` or ``"both"``.  ``state()`` is the referee's view: every seat's hand,
 the exposed cards, hand sizes, scores and whose turn it is, in seat order.
 
+**Rendering**: ``render_mode="ansi"`` returns the table as text (``"human"``, in the AEC
+environment, prints it); ``"rgb_array"`` returns a ``uint8`` picture ``(H, W, 3)`` of the
+table (hand sizes, quartets, the seat to move, the last move) beside a heatmap of the
+learner's (AEC: the agent to move's) exact location probabilities, drawn on matplotlib's
+Agg canvas in a fraction of a second, so that Gymnasium's ``RecordVideo`` can film it.
+
 **Rewards**: with ``reward="win"`` each player gets its share of the win when the game
 ends (shared wins split); with ``reward="quartets"`` a player gets 1 for every quartet it
 lays down, when it does.
@@ -103,6 +109,8 @@ from kwartet_epistemic.rules import RuleSet
 __all__ = ["KwartetEnv", "KwartetGymEnv", "env", "raw_env"]
 
 _SEED_BOUND = 1 << 63
+_AEC_RENDER_MODES = ("human", "ansi", "rgb_array")
+_GYM_RENDER_MODES = ("ansi", "rgb_array")
 
 
 def _shares(game: Game) -> dict[str, float]:
@@ -118,6 +126,64 @@ def _shares(game: Game) -> dict[str, float]:
 
 def _next_seed(rng: np.random.Generator) -> int:
     return int(rng.integers(_SEED_BOUND))
+
+
+# 640 x 384 pixels: both multiples of 16, the block size of the video codecs, so that
+# RecordVideo's encoder need not resize the frames.
+_PICTURE_INCHES, _PICTURE_DPI = (8.0, 4.8), 80
+
+
+def _picture(game: Game, seat: str, probabilities: np.ndarray) -> np.ndarray:
+    """The table and ``seat``'s knowledge as an ``(H, W, 3)`` ``uint8`` image: hand sizes
+    and quartets per seat (the seat to move marked), the last move, and ``seat``'s
+    location probabilities (``[card, seat]`` in seat order) as a heatmap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    # A bare Figure on the Agg canvas: never registered with pyplot, so nothing stays open
+    # and no window or notebook backend is involved, whatever the user's matplotlib setup.
+    figure = Figure(figsize=_PICTURE_INCHES, dpi=_PICTURE_DPI)
+    canvas = FigureCanvasAgg(figure)
+    seats = list(game.players)
+    deck = game.deck
+    grid = figure.add_gridspec(
+        1, 2, width_ratios=(1.0, 2.6), left=0.1, right=0.98, top=0.8, bottom=0.14, wspace=0.3
+    )
+    table = figure.add_subplot(grid[0])
+    sizes = game.hand_sizes
+    scores = game.scores
+    rows = np.arange(len(seats))
+    colours = ["tab:orange" if p == game.to_move else "tab:blue" for p in seats]
+    table.barh(rows, [sizes[p] for p in seats], color=colours)
+    table.set_yticks(rows, [f"{p} (you)" if p == seat else p for p in seats], fontsize=9)
+    table.invert_yaxis()
+    table.set_xlim(0, len(deck))
+    table.set_xlabel("cards in hand", fontsize=9)
+    table.tick_params(axis="x", labelsize=8)
+    for row, p in zip(rows, seats, strict=True):
+        table.text(
+            len(deck) * 0.98,
+            float(row),
+            f"{scores[p]} quartets",
+            ha="right",
+            va="center",
+            fontsize=8,
+        )
+    table.set_title("orange: to move" if game.to_move else "game over", fontsize=9)
+    heat = figure.add_subplot(grid[1])
+    heat.imshow(
+        np.nan_to_num(probabilities).T, cmap="Greens", vmin=0.0, vmax=1.0, aspect="auto",
+        interpolation="nearest",
+    )  # fmt: skip
+    heat.set_yticks(rows, seats, fontsize=9)
+    heat.set_xticks([4 * f + 1.5 for f in range(deck.n_families)], deck.families, fontsize=8)
+    for f in range(1, deck.n_families):
+        heat.axvline(4 * f - 0.5, color="0.6", linewidth=0.8)
+    heat.set_title(f"{seat}'s probability that each seat holds each card", fontsize=9)
+    lines = game.transcript().splitlines()
+    figure.suptitle(lines[-1] if lines else "", fontsize=9, wrap=True)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
 # ----- the PettingZoo AEC environment --------------------------------------------------
@@ -139,7 +205,12 @@ class KwartetEnv(AECEnv):
     (Discrete(128), (172,))
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "kwartet_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": list(_AEC_RENDER_MODES),
+        "render_fps": 4,
+        "name": "kwartet_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -153,7 +224,14 @@ class KwartetEnv(AECEnv):
     ) -> None:
         super().__init__()
         table = ObservationLayout(
-            players, deck, rules, reward, knowledge, max_asks, render_mode, ("human", "ansi")
+            players,
+            deck,
+            rules,
+            reward,
+            knowledge,
+            max_asks,
+            render_mode,
+            _AEC_RENDER_MODES,
         )
         self.layout = table
         self.deck, self.rules = table.deck, table.rules
@@ -374,10 +452,25 @@ class KwartetEnv(AECEnv):
             ]
         )
 
-    def render(self) -> str | None:
-        """The game so far as text (``ansi``: returned; ``human``: printed)."""
+    def render(self) -> str | np.ndarray | None:
+        """The game so far: ``ansi``, as text returned; ``human``, printed; ``rgb_array``, a
+        ``uint8`` picture ``(H, W, 3)`` of the table (hand sizes, quartets, the seat to
+        move, the last move) and of the exact location probabilities of the agent to
+        move (``player_0`` once the game is over); None before ``reset()``.
+
+        >>> environment = KwartetEnv(players=3, render_mode="rgb_array")
+        >>> environment.reset(seed=0)
+        >>> frame = environment.render()
+        >>> frame.dtype, frame.shape
+        (dtype('uint8'), (384, 640, 3))
+        """
         if self.game is None:
             return None
+        if self.render_mode == "rgb_array":
+            agent = self.agent_selection
+            knowledge = self._knowledge[agent]
+            knowledge.update(self.game.view(self._seat[agent]))
+            return _picture(self.game, self._seat[agent], knowledge.probabilities())
         text = f"{self.game}\n{self.game.transcript().splitlines()[-1]}"
         if self.render_mode == "human":
             print(text)
@@ -457,7 +550,7 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
     >>> observation, reward, terminated, truncated, info = gym_env.step(int(np.flatnonzero(mask)[0]))
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": list(_GYM_RENDER_MODES), "render_fps": 4}
 
     def __init__(
         self,
@@ -476,7 +569,14 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         from kwartet_epistemic.agents.agent import make_player
 
         table = ObservationLayout(
-            players, deck, rules, reward, knowledge, max_asks, render_mode, ("ansi",)
+            players,
+            deck,
+            rules,
+            reward,
+            knowledge,
+            max_asks,
+            render_mode,
+            _GYM_RENDER_MODES,
         )
         if not isinstance(observation, str) or observation not in OBSERVATIONS:
             raise GameSetupError(
@@ -581,9 +681,10 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
             skipped.append(_shares(game)[chosen])
         self._done = False
         self._record = RecordPlanes(self.deck, self.seats)
+        # The picture shows the learner's knowledge even when the learner does not observe it.
         self._knowledge = (
             make_knowledge(self.layout.knowledge, chosen)
-            if self.observation_kind != "raw"
+            if self.observation_kind != "raw" or self.render_mode == "rgb_array"
             else None
         )
         info = self._info()
@@ -659,10 +760,24 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
             "asks": self.asks,
         }
 
-    def render(self) -> str | None:
-        """The game so far as text (``ansi``); None without a render mode."""
+    def render(self) -> str | np.ndarray | None:
+        """The game so far: as text (``ansi``), or as a ``uint8`` picture ``(H, W, 3)``
+        (``rgb_array``) of the table (hand sizes, quartets, the seat to move, the last
+        move) and of the learner's exact location probabilities; None without a render
+        mode or before ``reset()``.
+
+        >>> gym_env = KwartetGymEnv(players=3, opponents="random", render_mode="rgb_array")
+        >>> _ = gym_env.reset(seed=0)
+        >>> frame = gym_env.render()
+        >>> frame.dtype, frame.shape
+        (dtype('uint8'), (384, 640, 3))
+        """
         if self.render_mode is None or self.game is None:
             return None
+        if self.render_mode == "rgb_array":
+            assert self.seat is not None and self._knowledge is not None
+            self._knowledge.update(self.game.view(self.seat))
+            return _picture(self.game, self.seat, self._knowledge.probabilities())
         lines = self.game.transcript().splitlines()
         return f"{self.game}\n{lines[-1] if lines else ''}"
 

@@ -179,3 +179,52 @@ def test_bad_settings_are_refused() -> None:
         environment.action_masks()
     with pytest.raises(kw.GameSetupError, match="'seat'"):
         environment.reset(options={"learner": 1})
+
+
+def test_rgb_array_renders_the_table_as_a_picture_each_step_and_leaves_no_figure_open() -> None:
+    import matplotlib.pyplot as plt
+
+    open_before = plt.get_fignums()
+    for observation in ("raw", "knowledge"):  # raw: the learner's knowledge is drawn anyway
+        environment = _small(render_mode="rgb_array", observation=observation)
+        assert environment.render() is None  # nothing to draw before reset()
+        environment.reset(seed=2)
+        frames = [environment.render()]
+        for _ in range(3):
+            environment.step(int(np.flatnonzero(environment.action_masks())[0]))
+            frames.append(environment.render())
+        for frame in frames:
+            assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8
+            assert (
+                frame.ndim == 3 and frame.shape[2] == 3 and frame.shape[:2] == frames[0].shape[:2]
+            )
+            assert frame.std() > 0  # a picture, not a blank canvas
+        assert not np.array_equal(frames[0], frames[-1])  # the picture follows the game
+    assert plt.get_fignums() == open_before
+
+
+def test_rgb_array_is_declared_and_passes_gymnasiums_checker() -> None:
+    metadata = KwartetGymEnv.metadata
+    assert {"ansi", "rgb_array"} <= set(metadata["render_modes"]) and metadata["render_fps"] > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # made through the registry, so that the checker also makes one in each other mode
+        made = gymnasium.make(
+            "Kwartet-v0", players=3, deck=SMALL, opponents="random", render_mode="rgb_array"
+        )
+        check_env(made.unwrapped)
+    assert isinstance(_small(render_mode="ansi").render() or "", str)  # the text mode remains
+    with pytest.raises(kw.GameSetupError, match="render_mode='video'.*'rgb_array'"):
+        _small(render_mode="video")
+
+
+def test_a_frame_takes_a_fraction_of_a_second() -> None:
+    import time
+
+    environment = KwartetGymEnv(players=4, opponents="random", render_mode="rgb_array")
+    environment.reset(seed=0)
+    environment.render()  # the first frame loads matplotlib's fonts
+    start = time.perf_counter()
+    for _ in range(5):
+        environment.render()
+    assert (time.perf_counter() - start) / 5 < 0.5

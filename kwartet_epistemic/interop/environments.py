@@ -197,12 +197,18 @@ class KwartetEnv(AECEnv):
     running after ``max_asks`` asks is truncated.  See the module text for the agents'
     names, the actions, illegal actions, seeding and the observations.
 
+    The spaces are also the dicts ``observation_spaces`` and ``action_spaces`` keyed by
+    agent, as PettingZoo's environments have them (the same space objects as
+    :meth:`observation_space` and :meth:`action_space` return).
+
     >>> environment = KwartetEnv(players=4)
     >>> environment.reset(seed=3)
     >>> environment.observation_space("player_0")["observation"].shape
     (584,)
     >>> environment.action_space("player_0"), environment.state().shape
     (Discrete(128), (172,))
+    >>> sorted(environment.action_spaces) == environment.possible_agents
+    True
     """
 
     metadata = {
@@ -244,7 +250,7 @@ class KwartetEnv(AECEnv):
         self._agent = dict(zip(self.seats, self.possible_agents, strict=True))
         self.n_actions = table.n_actions
         self.observation_length = table.length("both")
-        self._observation_spaces = {
+        self.observation_spaces = {
             agent: spaces.Dict(
                 {
                     "observation": spaces.Box(
@@ -255,7 +261,7 @@ class KwartetEnv(AECEnv):
             )
             for agent in self.possible_agents
         }
-        self._action_spaces = {
+        self.action_spaces = {
             agent: spaces.Discrete(self.n_actions) for agent in self.possible_agents
         }
         n_cards, n = table.n_cards, players
@@ -301,11 +307,11 @@ class KwartetEnv(AECEnv):
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The (fixed) observation space of ``agent``."""
-        return self._observation_spaces[self._known(agent)]
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
         """The (fixed) action space of ``agent``: one integer per (target, card)."""
-        return self._action_spaces[self._known(agent)]
+        return self.action_spaces[self._known(agent)]
 
     def _known(self, agent: str) -> str:
         self.seat_of(agent)

@@ -264,3 +264,19 @@ def test_rgb_array_renders_the_table_and_the_knowledge_of_the_agent_to_move() ->
 def test_pettingzoos_api_test_passes_with_rgb_array_rendering() -> None:
     api_test(KwartetEnv(players=3, deck=SMALL, render_mode="rgb_array"), num_cycles=20)
     api_test(env(players=3, deck=SMALL, render_mode="rgb_array"), num_cycles=20)
+
+
+def test_the_spaces_are_also_pettingzoos_dicts_keyed_by_agent() -> None:
+    environment = KwartetEnv(players=4, deck=SMALL)
+    assert list(environment.observation_spaces) == environment.possible_agents
+    assert list(environment.action_spaces) == environment.possible_agents
+    for agent in environment.possible_agents:
+        assert environment.observation_spaces[agent] is environment.observation_space(agent)
+        assert environment.action_spaces[agent] is environment.action_space(agent)
+    environment.reset(seed=1)
+    agent = environment.agent_selection
+    assert environment.observation_spaces[agent].contains(environment.observe(agent))
+    assert environment.action_spaces[agent].n == environment.n_actions
+    # the wrappers of env() forward them
+    wrapped = env(players=4, deck=SMALL)
+    assert wrapped.observation_spaces.keys() == environment.observation_spaces.keys()

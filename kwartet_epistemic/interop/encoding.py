@@ -20,11 +20,22 @@ from kwartet_epistemic.events import Answered, Asked, CardMoved, QuartetExposed
 from kwartet_epistemic.game import Ask, Game
 from kwartet_epistemic.rules import RuleSet
 
-__all__ = ["OBSERVATIONS", "REWARDS", "SEATS", "ObservationLayout", "RecordPlanes", "RecordSummary"]
+__all__ = [
+    "ACTION_MASK_DTYPE",
+    "OBSERVATIONS",
+    "REWARDS",
+    "SEATS",
+    "ObservationLayout",
+    "RecordPlanes",
+    "RecordSummary",
+]
 
 SEATS = "ABCDEF"
 REWARDS = ("win", "quartets")
 OBSERVATIONS = ("raw", "knowledge", "both")
+ACTION_MASK_DTYPE = np.int8
+"""The dtype of every action mask of the environments (1 legal, 0 not): PettingZoo's
+classic games use it, and sb3-contrib's ``MaskablePPO`` reads any 0/1 array as a mask."""
 
 
 class ObservationLayout:
@@ -109,7 +120,8 @@ class ObservationLayout:
         return offset * self.n_cards + ask.card.index
 
     def mask(self, game: Game, seat: str) -> np.ndarray:
-        mask = np.zeros(self.n_actions, dtype=np.int8)
+        """``ACTION_MASK_DTYPE`` over the actions: 1 for each legal ask of ``seat`` now."""
+        mask = np.zeros(self.n_actions, dtype=ACTION_MASK_DTYPE)
         if game.to_move == seat:
             for ask in game.legal_asks():
                 mask[self.encode(ask)] = 1

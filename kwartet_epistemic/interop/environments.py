@@ -16,10 +16,16 @@ views and records name the seats ``A``, ``B``, ... (:meth:`KwartetEnv.seat_of`,
 
 **Actions.**  One integer ``target * n_cards + card``, where ``target`` counts seats to the
 acting player's left (1 is the next seat; 0, the player itself, is never legal), so a
-quarter of the actions of a 4-player game is never legal.  The legal ones are given as an
-``int8`` action mask: ``observation["action_mask"]`` in the AEC environment,
-:meth:`KwartetGymEnv.action_masks` (sb3-contrib's convention) and ``info["action_mask"]``
-in the Gymnasium one.
+quarter of the actions of a 4-player game is never legal.
+
+**Action masks** have one dtype everywhere, ``int8`` (1 legal, 0 not;
+:data:`~kwartet_epistemic.interop.encoding.ACTION_MASK_DTYPE`):
+``observation["action_mask"]`` and :meth:`KwartetEnv.action_mask` in the AEC
+environment, :meth:`KwartetGymEnv.action_masks` (the method sb3-contrib's
+``MaskablePPO`` calls) and ``info["action_mask"]`` in the Gymnasium one.  It is the dtype
+of PettingZoo's classic games; sb3-contrib turns whatever it is given into a boolean
+tensor, so integer masks serve it unchanged.  The illegal actions are ``mask == 0``
+(not ``~mask``, which on integers flips bits).
 
 **Illegal actions** (mask 0):
 
@@ -100,6 +106,7 @@ from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import GameSetupError, IllegalAskError
 from kwartet_epistemic.game import Ask, Game
 from kwartet_epistemic.interop.encoding import (
+    ACTION_MASK_DTYPE,
     OBSERVATIONS,
     ObservationLayout,
     RecordPlanes,
@@ -256,7 +263,9 @@ class KwartetEnv(AECEnv):
                     "observation": spaces.Box(
                         0.0, 1.0, shape=(self.observation_length,), dtype=np.float32
                     ),
-                    "action_mask": spaces.Box(0, 1, shape=(self.n_actions,), dtype=np.int8),
+                    "action_mask": spaces.Box(
+                        0, 1, shape=(self.n_actions,), dtype=ACTION_MASK_DTYPE
+                    ),
                 }
             )
             for agent in self.possible_agents
@@ -412,7 +421,7 @@ class KwartetEnv(AECEnv):
         seat = self.seat_of(agent)
         game = self._require_game()
         if self.terminations[agent] or self.truncations[agent]:
-            return np.zeros(self.n_actions, dtype=np.int8)
+            return np.zeros(self.n_actions, dtype=ACTION_MASK_DTYPE)
         return self.layout.mask(game, seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -551,8 +560,8 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
     >>> observation.shape, gym_env.action_space, info["seat"]
     ((86,), Discrete(48), 'A')
     >>> mask = gym_env.action_masks()
-    >>> bool((mask == info["action_mask"]).all()) and mask.dtype == np.bool_
-    True
+    >>> bool((mask == info["action_mask"]).all()), mask.dtype
+    (True, dtype('int8'))
     >>> observation, reward, terminated, truncated, info = gym_env.step(int(np.flatnonzero(mask)[0]))
     """
 
@@ -738,13 +747,14 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self._observe(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions of the learner now (``bool``; sb3-contrib's ``MaskablePPO``
-        calls this); all False once the episode is over."""
+        """``int8`` over the actions: 1 for each legal ask of the learner now, all 0 once
+        the episode is over (sb3-contrib's ``MaskablePPO`` calls this; see Action masks
+        in the module text)."""
         game = self._require_game()
         if self._done:
-            return np.zeros(self.layout.n_actions, dtype=bool)
+            return np.zeros(self.layout.n_actions, dtype=ACTION_MASK_DTYPE)
         assert self.seat is not None
-        return self.layout.mask(game, self.seat).astype(bool)
+        return self.layout.mask(game, self.seat)
 
     def encode(self, ask: Ask) -> int:
         """The action number of ``ask`` (its asker's point of view)."""

@@ -67,6 +67,12 @@ table (hand sizes, quartets, the seat to move, the last move) beside a heatmap o
 learner's (AEC: the agent to move's) exact location probabilities, drawn on matplotlib's
 Agg canvas in a fraction of a second, so that Gymnasium's ``RecordVideo`` can film it.
 
+**Subprocesses.**  Importing this module registers ``Kwartet-v0``; a new process (a
+``SubprocVecEnv`` started with ``"spawn"`` or ``"forkserver"``) has not imported it, so
+there name the module in the id, ``"kwartet_epistemic.interop.environments:Kwartet-v0"``
+(Gymnasium imports it first), or give the class itself:
+``make_vec_env(KwartetGymEnv, n_envs=8, vec_env_cls=SubprocVecEnv)``.
+
 **Rewards**: with ``reward="win"`` each player gets its share of the win when the game
 ends (shared wins split); with ``reward="quartets"`` a player gets 1 for every quartet it
 lays down, when it does.

@@ -91,11 +91,81 @@ class ObservationLayout:
 
     def length(self, parts: str) -> int:
         """The observation length with ``parts`` (raw, knowledge or both)."""
+        return sum(int(np.prod(shape)) for shape in self.shapes(parts).values())
+
+    def shapes(self, parts: str) -> dict[str, tuple[int, ...]]:
+        """The named parts of the observation with ``parts`` (``"raw"``, ``"knowledge"``
+        or ``"both"``) and their shapes, in the order the vector holds them; seats are
+        counted from the observer (the observer first, then its left):
+
+        * ``hand``, ``exposed`` (per card: 1 if the observer holds it, if it was laid down);
+        * ``hand_sizes`` (per seat, over the deck size), ``quartets`` (per seat, over the
+          number of families);
+        * with ``raw`` or ``both``, the public record as ``[card, seat]`` tables: ``asked``
+          (the seat asked for the card), ``refused`` (the seat said it lacked it),
+          ``received`` (the seat was seen receiving it and still holds it);
+        * with ``knowledge`` or ``both``, ``probabilities``: ``[card, seat]``, the
+          observer's exact probability that the seat holds the card.
+
+        >>> layout = ObservationLayout(4, None, None, "win", "exact", 5000, None, ())
+        >>> layout.shapes("knowledge")
+        {'hand': (32,), 'exposed': (32,), 'hand_sizes': (4,), 'quartets': (4,), 'probabilities': (32, 4)}
+        """
+        if not isinstance(parts, str) or parts not in OBSERVATIONS:
+            raise GameSetupError(
+                f"observation parts {short(parts)}: expected one of {', '.join(OBSERVATIONS)}"
+            )
         n_cards, n = self.n_cards, len(self.seats)
-        base = 2 * n_cards + 2 * n
-        record = 3 * n_cards * n if parts in ("raw", "both") else 0
-        located = n_cards * n if parts in ("knowledge", "both") else 0
-        return base + record + located
+        shapes: dict[str, tuple[int, ...]] = {
+            "hand": (n_cards,),
+            "exposed": (n_cards,),
+            "hand_sizes": (n,),
+            "quartets": (n,),
+        }
+        if parts in ("raw", "both"):
+            shapes |= {"asked": (n_cards, n), "refused": (n_cards, n), "received": (n_cards, n)}
+        if parts in ("knowledge", "both"):
+            shapes["probabilities"] = (n_cards, n)
+        return shapes
+
+    def slices(self, parts: str) -> dict[str, slice]:
+        """Where each named part (:meth:`shapes`) lies in the flat observation vector with
+        ``parts``: the slices tile the vector, in order, without gap or overlap.
+
+        >>> layout = ObservationLayout(4, None, None, "win", "exact", 5000, None, ())
+        >>> layout.slices("raw")["hand_sizes"], layout.slices("raw")["received"]
+        (slice(64, 68, None), slice(328, 456, None))
+        """
+        found: dict[str, slice] = {}
+        start = 0
+        for name, shape in self.shapes(parts).items():
+            width = int(np.prod(shape))
+            found[name] = slice(start, start + width)
+            start += width
+        return found
+
+    def split(self, vector: np.ndarray, parts: str) -> dict[str, np.ndarray]:
+        """The named parts of an observation ``vector`` with ``parts``, each a view of the
+        vector in its shape (:meth:`shapes`), as OpenSpiel's observers name their tensors.
+
+        >>> import kwartet_epistemic as kw
+        >>> layout = ObservationLayout(4, None, None, "win", "exact", 5000, None, ())
+        >>> game = kw.Game.deal(layout.deck, layout.seats, seed=3)
+        >>> vector = layout.features(game, "B", "raw", RecordPlanes(layout.deck, layout.seats), None)
+        >>> named = layout.split(vector, "raw")
+        >>> int(named["hand"].sum()), named["asked"].shape
+        (8, (32, 4))
+        """
+        slices = self.slices(parts)
+        shapes = self.shapes(parts)
+        length = self.length(parts)
+        if not isinstance(vector, np.ndarray) or vector.shape != (length,):
+            shape = getattr(vector, "shape", type(vector).__name__)
+            raise GameSetupError(
+                f"observation vector of shape {short(shape)}: expected shape ({length},) "
+                f"for {parts!r}"
+            )
+        return {name: vector[slices[name]].reshape(shapes[name]) for name in slices}
 
     def decode(self, game: Game, seat: str, action: object) -> Ask:
         """The ask that ``action`` means for ``seat`` (IllegalAskError if none)."""

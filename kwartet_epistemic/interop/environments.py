@@ -58,8 +58,14 @@ deals the same game).
   state (:class:`~kwartet_epistemic.agents.knowledge.ExactKnowledge`) -- ``"knowledge"``.
 
 The AEC environment observes both; :class:`KwartetGymEnv` takes ``observation="raw"``,
-``"knowledge"`` or ``"both"``.  ``state()`` is the referee's view: every seat's hand,
-the exposed cards, hand sizes, scores and whose turn it is, in seat order.
+``"knowledge"`` or ``"both"``.  Each part has a name, and ``env.observation_slices`` maps
+the names (``hand``, ``exposed``, ``hand_sizes``, ``quartets``, ``asked``, ``refused``,
+``received``, ``probabilities``) to their slices of the vector;
+``env.layout.split(vector, parts)`` gives each part in its shape (``[card, seat]`` for
+the tables), as OpenSpiel's observers name their tensors
+(:meth:`~kwartet_epistemic.interop.encoding.ObservationLayout.shapes`).  ``state()`` is
+the referee's view: every seat's hand, the exposed cards, hand sizes, scores and whose
+turn it is, in seat order.
 
 **Rendering**: ``render_mode="ansi"`` returns the table as text (``"human"``, in the AEC
 environment, prints it); ``"rgb_array"`` returns a ``uint8`` picture ``(H, W, 3)`` of the
@@ -263,6 +269,7 @@ class KwartetEnv(AECEnv):
         self._agent = dict(zip(self.seats, self.possible_agents, strict=True))
         self.n_actions = table.n_actions
         self.observation_length = table.length("both")
+        self.observation_slices = table.slices("both")
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -565,6 +572,9 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
     >>> observation, info = gym_env.reset(seed=7)
     >>> observation.shape, gym_env.action_space, info["seat"]
     ((86,), Discrete(48), 'A')
+    >>> hand = observation[gym_env.observation_slices["hand"]]
+    >>> int(hand.sum()) == len(gym_env.game.hand("A"))
+    True
     >>> mask = gym_env.action_masks()
     >>> bool((mask == info["action_mask"]).all()), mask.dtype
     (True, dtype('int8'))
@@ -635,6 +645,7 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.observation_space = spaces.Box(
             0.0, 1.0, shape=(table.length(observation),), dtype=np.float32
         )
+        self.observation_slices = table.slices(observation)
         self.game: Game | None = None
         self.seat: str | None = None
         self.deal_seed: int | None = None

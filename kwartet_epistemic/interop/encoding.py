@@ -28,6 +28,8 @@ __all__ = [
     "ObservationLayout",
     "RecordPlanes",
     "RecordSummary",
+    "gym_to_openspiel_action",
+    "openspiel_to_gym_action",
 ]
 
 SEATS = "ABCDEF"
@@ -231,6 +233,89 @@ class ObservationLayout:
             located = np.nan_to_num(knowledge.probabilities())[:, order]
             pieces.append(located.astype(np.float32).reshape(-1))
         return np.clip(np.concatenate(pieces), 0.0, 1.0).astype(np.float32)
+
+
+def _check_numbering(
+    action: object, asker: object, players: object, n_cards: object
+) -> tuple[int, int]:
+    """(action, asker index) checked against ``players`` seats and ``n_cards`` cards."""
+    if (
+        isinstance(players, bool)
+        or not isinstance(players, int | np.integer)
+        or not 2 <= players <= len(SEATS)
+    ):
+        raise GameSetupError(f"players={short(players)}: expected 2 to {len(SEATS)}")
+    if isinstance(n_cards, bool) or not isinstance(n_cards, int | np.integer) or n_cards < 1:
+        raise GameSetupError(f"n_cards={short(n_cards)}: expected a whole number >= 1")
+    seats = SEATS[: int(players)]
+    if isinstance(asker, str) and len(asker) == 1 and asker in seats:
+        index = seats.index(asker)
+    elif (
+        isinstance(asker, int | np.integer)
+        and not isinstance(asker, bool)
+        and 0 <= int(asker) < int(players)
+    ):
+        index = int(asker)
+    else:
+        raise GameSetupError(
+            f"asker={short(asker)}: expected a seat number from 0 to {int(players) - 1} or "
+            f"one of {', '.join(seats)}"
+        )
+    bound = int(players) * int(n_cards)
+    if (
+        isinstance(action, bool)
+        or not isinstance(action, int | np.integer)
+        or not 0 <= int(action) < bound
+    ):
+        raise IllegalAskError(
+            f"action {short(action)}: expected a whole number from 0 to {bound - 1}"
+        )
+    return int(action), index
+
+
+def gym_to_openspiel_action(action: int, asker: int | str, players: int, n_cards: int) -> int:
+    """The OpenSpiel action (``python_kwartet``: ``target * n_cards + card``, the target an
+    absolute seat) of the environments' ``action`` (the target counted from ``asker`` to
+    its left) of the seat ``asker`` (its number, OpenSpiel's player id, or its name
+    ``"A"``, ``"B"``, ...) in a game of ``players`` seats and ``n_cards`` cards.
+
+    The card part is the same in both numberings; only the target turns.  Asking oneself
+    (never legal) maps to asking oneself, so the two numberings are in one-to-one
+    correspondence (:func:`openspiel_to_gym_action` is the inverse).
+
+    C (seat 2 of 4) asks B for card 5 of 32: B is 3 seats to C's left, seat 1 absolute.
+
+    >>> gym_to_openspiel_action(3 * 32 + 5, "C", players=4, n_cards=32)
+    37
+    >>> import kwartet_epistemic as kw
+    >>> layout = ObservationLayout(4, None, None, "win", "exact", 5000, None, ())
+    >>> ask = kw.Ask("C", "B", layout.deck.cards[5])
+    >>> gym_to_openspiel_action(layout.encode(ask), 2, players=4, n_cards=32)
+    37
+    """
+    number, me = _check_numbering(action, asker, players, n_cards)
+    offset, card = divmod(number, int(n_cards))
+    return (me + offset) % int(players) * int(n_cards) + card
+
+
+def openspiel_to_gym_action(action: int, asker: int | str, players: int, n_cards: int) -> int:
+    """The environments' action (the target counted from ``asker`` to its left) of the
+    OpenSpiel ``action`` (the target an absolute seat) of the seat ``asker`` (its number
+    or name) in a game of ``players`` seats and ``n_cards`` cards; the inverse of
+    :func:`gym_to_openspiel_action`.
+
+    >>> openspiel_to_gym_action(37, "C", players=4, n_cards=32)
+    101
+    >>> gym_to_openspiel_action(openspiel_to_gym_action(37, 2, 4, 32), 2, 4, 32)
+    37
+    >>> openspiel_to_gym_action(128, "C", players=4, n_cards=32)
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.IllegalAskError: action 128: expected a whole number from 0 to 127
+    """
+    number, me = _check_numbering(action, asker, players, n_cards)
+    target, card = divmod(number, int(n_cards))
+    return (target - me) % int(players) * int(n_cards) + card
 
 
 class RecordSummary:

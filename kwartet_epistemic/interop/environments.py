@@ -16,7 +16,10 @@ views and records name the seats ``A``, ``B``, ... (:meth:`KwartetEnv.seat_of`,
 
 **Actions.**  One integer ``target * n_cards + card``, where ``target`` counts seats to the
 acting player's left (1 is the next seat; 0, the player itself, is never legal), so a
-quarter of the actions of a 4-player game is never legal.
+quarter of the actions of a 4-player game is never legal.  OpenSpiel's ``python_kwartet``
+numbers the target as an absolute seat instead;
+:func:`~kwartet_epistemic.interop.encoding.gym_to_openspiel_action` and
+:func:`~kwartet_epistemic.interop.encoding.openspiel_to_gym_action` convert.
 
 **Action masks** have one dtype everywhere, ``int8`` (1 legal, 0 not;
 :data:`~kwartet_epistemic.interop.encoding.ACTION_MASK_DTYPE`):

@@ -1,10 +1,13 @@
-"""The observation vector's named parts: slices that tile it, each reading what its name
-says."""
+"""The observation vector's named parts (slices that tile it, each reading what its name
+says) and the two action numberings, the environments' (the target counted from the
+asker) and OpenSpiel's (the target an absolute seat)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kwartet_testing import require_extra
 
 import kwartet_epistemic as kw
@@ -13,7 +16,12 @@ require_extra("gymnasium", "rl")
 require_extra("pettingzoo", "rl")
 
 from kwartet_epistemic.events import Answered, Asked, CardMoved  # noqa: E402
-from kwartet_epistemic.interop.encoding import OBSERVATIONS, ObservationLayout  # noqa: E402
+from kwartet_epistemic.interop.encoding import (  # noqa: E402
+    OBSERVATIONS,
+    ObservationLayout,
+    gym_to_openspiel_action,
+    openspiel_to_gym_action,
+)
 from kwartet_epistemic.interop.environments import KwartetEnv, KwartetGymEnv  # noqa: E402
 
 NAMES = ["hand", "exposed", "hand_sizes", "quartets", "asked", "refused", "received"]
@@ -110,3 +118,88 @@ def test_bad_parts_and_vectors_are_refused_by_name() -> None:
     with pytest.raises(kw.GameSetupError, match="expected shape"):
         layout.split(list(vector), "raw")  # type: ignore[arg-type]
     assert not vector.any() and vector.shape == (456,)
+
+
+# ----- the two action numberings ------------------------------------------------------
+
+
+@st.composite
+def _numbered(draw):
+    players = draw(st.integers(2, 6))
+    n_cards = 4 * draw(st.integers(1, 13))
+    action = draw(st.integers(0, players * n_cards - 1))
+    asker = draw(st.integers(0, players - 1))
+    return action, asker, players, n_cards
+
+
+@settings(max_examples=300, deadline=None)
+@given(_numbered(), st.booleans())
+def test_the_converters_are_inverse_of_each_other(numbered, by_name: bool) -> None:
+    action, asker, players, n_cards = numbered
+    who = "ABCDEF"[asker] if by_name else asker
+    absolute = gym_to_openspiel_action(action, who, players, n_cards)
+    relative = openspiel_to_gym_action(action, who, players, n_cards)
+    assert 0 <= absolute < players * n_cards and 0 <= relative < players * n_cards
+    assert openspiel_to_gym_action(absolute, who, players, n_cards) == action
+    assert gym_to_openspiel_action(relative, who, players, n_cards) == action
+    # the card stays; the target turns by the asker's seat
+    assert absolute % n_cards == action % n_cards
+    assert absolute // n_cards == (asker + action // n_cards) % players
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    players=st.integers(3, 5),
+    families=st.integers(3, 6),
+    asks=st.integers(0, 25),
+)
+def test_the_converters_agree_on_the_same_ask_at_random_positions(
+    seed: int, players: int, families: int, asks: int
+) -> None:
+    require_extra("pyspiel", "openspiel")
+    from kwartet_epistemic.interop import openspiel_game as kos
+
+    deck = kw.Deck.piquet(families=families)
+    state = kos.load_game(players, deck).new_initial_state()
+    rng = np.random.default_rng(seed)
+    while state.is_chance_node():
+        outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+        state.apply_action(int(rng.choice(outcomes, p=chances)))
+    for _ in range(asks):
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    if state.is_terminal():
+        return
+    layout = _layout(players, families)
+    game, player, n_cards = kos.core_game(state), state.current_player(), len(deck)
+    legal_gym = {layout.encode(ask) for ask in game.legal_asks()}
+    converted = set()
+    for action in state.legal_actions():
+        ask = kos.ask_of(state, action)
+        relative = openspiel_to_gym_action(action, player, players, n_cards)
+        assert relative == layout.encode(ask)
+        assert layout.decode(game, ask.asker, relative) == ask
+        assert gym_to_openspiel_action(relative, ask.asker, players, n_cards) == action
+        assert kos.action_of(state, ask) == action
+        converted.add(relative)
+    assert converted == legal_gym  # the legal actions of one numbering are the other's
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ((128, 0, 4, 32), "action 128: expected a whole number from 0 to 127"),
+        ((-1, 0, 4, 32), "action -1"),
+        ((True, 0, 4, 32), "action True"),
+        ((5, 4, 4, 32), "asker=4: expected a seat number from 0 to 3 or one of A, B, C, D"),
+        ((5, "E", 4, 32), "asker='E'"),
+        ((5, 0, 7, 32), "players=7: expected 2 to 6"),
+        ((5, 0, 4, 0), "n_cards=0: expected a whole number >= 1"),
+    ],
+)
+def test_the_converters_refuse_bad_input_by_name(arguments, message: str) -> None:
+    for convert in (gym_to_openspiel_action, openspiel_to_gym_action):
+        with pytest.raises(kw.KwartetError, match=message.replace("(", r"\(")):
+            convert(*arguments)

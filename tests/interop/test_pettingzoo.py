@@ -33,6 +33,8 @@ def test_pettingzoo_api_test_passes_without_a_naming_warning() -> None:
         warnings.simplefilter("always")
         api_test(KwartetEnv(players=3, deck=SMALL), num_cycles=200)
         api_test(env(players=4), num_cycles=60)
+        api_test(KwartetEnv(players=3, deck=SMALL, render_mode="rgb_array"), num_cycles=20)
+        api_test(env(players=3, deck=SMALL, render_mode="rgb_array"), num_cycles=20)
     assert not [w for w in caught if "named" in str(w.message) or "player_0" in str(w.message)]
 
 
@@ -259,11 +261,6 @@ def test_rgb_array_renders_the_table_and_the_knowledge_of_the_agent_to_move() ->
     text = KwartetEnv(players=3, deck=SMALL, render_mode="ansi")
     text.reset(seed=3)
     assert isinstance(text.render(), str)
-
-
-def test_pettingzoos_api_test_passes_with_rgb_array_rendering() -> None:
-    api_test(KwartetEnv(players=3, deck=SMALL, render_mode="rgb_array"), num_cycles=20)
-    api_test(env(players=3, deck=SMALL, render_mode="rgb_array"), num_cycles=20)
 
 
 def test_the_spaces_are_also_pettingzoos_dicts_keyed_by_agent() -> None:

@@ -35,7 +35,7 @@ __all__ = [
 SEATS = "ABCDEF"
 REWARDS = ("win", "quartets")
 OBSERVATIONS = ("raw", "knowledge", "both")
-ACTION_MASK_DTYPE = np.int8
+ACTION_MASK_DTYPE = np.dtype(np.int8)
 """The dtype of every action mask of the environments (1 legal, 0 not): PettingZoo's
 classic games use it, and sb3-contrib's ``MaskablePPO`` reads any 0/1 array as a mask."""
 

@@ -20,11 +20,24 @@ from kwartet_epistemic.events import Answered, Asked, CardMoved, QuartetExposed
 from kwartet_epistemic.game import Ask, Game
 from kwartet_epistemic.rules import RuleSet
 
-__all__ = ["OBSERVATIONS", "REWARDS", "SEATS", "ObservationLayout", "RecordPlanes", "RecordSummary"]
+__all__ = [
+    "ACTION_MASK_DTYPE",
+    "OBSERVATIONS",
+    "REWARDS",
+    "SEATS",
+    "ObservationLayout",
+    "RecordPlanes",
+    "RecordSummary",
+    "gym_to_openspiel_action",
+    "openspiel_to_gym_action",
+]
 
 SEATS = "ABCDEF"
 REWARDS = ("win", "quartets")
 OBSERVATIONS = ("raw", "knowledge", "both")
+ACTION_MASK_DTYPE = np.dtype(np.int8)
+"""The dtype of every action mask of the environments (1 legal, 0 not): PettingZoo's
+classic games use it, and sb3-contrib's ``MaskablePPO`` reads any 0/1 array as a mask."""
 
 
 class ObservationLayout:
@@ -80,11 +93,81 @@ class ObservationLayout:
 
     def length(self, parts: str) -> int:
         """The observation length with ``parts`` (raw, knowledge or both)."""
+        return sum(int(np.prod(shape)) for shape in self.shapes(parts).values())
+
+    def shapes(self, parts: str) -> dict[str, tuple[int, ...]]:
+        """The named parts of the observation with ``parts`` (``"raw"``, ``"knowledge"``
+        or ``"both"``) and their shapes, in the order the vector holds them; seats are
+        counted from the observer (the observer first, then its left):
+
+        * ``hand``, ``exposed`` (per card: 1 if the observer holds it, if it was laid down);
+        * ``hand_sizes`` (per seat, over the deck size), ``quartets`` (per seat, over the
+          number of families);
+        * with ``raw`` or ``both``, the public record as ``[card, seat]`` tables: ``asked``
+          (the seat asked for the card), ``refused`` (the seat said it lacked it),
+          ``received`` (the seat was seen receiving it and still holds it);
+        * with ``knowledge`` or ``both``, ``probabilities``: ``[card, seat]``, the
+          observer's exact probability that the seat holds the card.
+
+        >>> layout = ObservationLayout(4, None, None, "win", "exact", 5000, None, ())
+        >>> layout.shapes("knowledge")
+        {'hand': (32,), 'exposed': (32,), 'hand_sizes': (4,), 'quartets': (4,), 'probabilities': (32, 4)}
+        """
+        if not isinstance(parts, str) or parts not in OBSERVATIONS:
+            raise GameSetupError(
+                f"observation parts {short(parts)}: expected one of {', '.join(OBSERVATIONS)}"
+            )
         n_cards, n = self.n_cards, len(self.seats)
-        base = 2 * n_cards + 2 * n
-        record = 3 * n_cards * n if parts in ("raw", "both") else 0
-        located = n_cards * n if parts in ("knowledge", "both") else 0
-        return base + record + located
+        shapes: dict[str, tuple[int, ...]] = {
+            "hand": (n_cards,),
+            "exposed": (n_cards,),
+            "hand_sizes": (n,),
+            "quartets": (n,),
+        }
+        if parts in ("raw", "both"):
+            shapes |= {"asked": (n_cards, n), "refused": (n_cards, n), "received": (n_cards, n)}
+        if parts in ("knowledge", "both"):
+            shapes["probabilities"] = (n_cards, n)
+        return shapes
+
+    def slices(self, parts: str) -> dict[str, slice]:
+        """Where each named part (:meth:`shapes`) lies in the flat observation vector with
+        ``parts``: the slices tile the vector, in order, without gap or overlap.
+
+        >>> layout = ObservationLayout(4, None, None, "win", "exact", 5000, None, ())
+        >>> layout.slices("raw")["hand_sizes"], layout.slices("raw")["received"]
+        (slice(64, 68, None), slice(328, 456, None))
+        """
+        found: dict[str, slice] = {}
+        start = 0
+        for name, shape in self.shapes(parts).items():
+            width = int(np.prod(shape))
+            found[name] = slice(start, start + width)
+            start += width
+        return found
+
+    def split(self, vector: np.ndarray, parts: str) -> dict[str, np.ndarray]:
+        """The named parts of an observation ``vector`` with ``parts``, each a view of the
+        vector in its shape (:meth:`shapes`), as OpenSpiel's observers name their tensors.
+
+        >>> import kwartet_epistemic as kw
+        >>> layout = ObservationLayout(4, None, None, "win", "exact", 5000, None, ())
+        >>> game = kw.Game.deal(layout.deck, layout.seats, seed=3)
+        >>> vector = layout.features(game, "B", "raw", RecordPlanes(layout.deck, layout.seats), None)
+        >>> named = layout.split(vector, "raw")
+        >>> int(named["hand"].sum()), named["asked"].shape
+        (8, (32, 4))
+        """
+        slices = self.slices(parts)
+        shapes = self.shapes(parts)
+        length = self.length(parts)
+        if not isinstance(vector, np.ndarray) or vector.shape != (length,):
+            shape = getattr(vector, "shape", type(vector).__name__)
+            raise GameSetupError(
+                f"observation vector of shape {short(shape)}: expected shape ({length},) "
+                f"for {parts!r}"
+            )
+        return {name: vector[slices[name]].reshape(shapes[name]) for name in slices}
 
     def decode(self, game: Game, seat: str, action: object) -> Ask:
         """The ask that ``action`` means for ``seat`` (IllegalAskError if none)."""
@@ -109,7 +192,8 @@ class ObservationLayout:
         return offset * self.n_cards + ask.card.index
 
     def mask(self, game: Game, seat: str) -> np.ndarray:
-        mask = np.zeros(self.n_actions, dtype=np.int8)
+        """``ACTION_MASK_DTYPE`` over the actions: 1 for each legal ask of ``seat`` now."""
+        mask = np.zeros(self.n_actions, dtype=ACTION_MASK_DTYPE)
         if game.to_move == seat:
             for ask in game.legal_asks():
                 mask[self.encode(ask)] = 1
@@ -149,6 +233,89 @@ class ObservationLayout:
             located = np.nan_to_num(knowledge.probabilities())[:, order]
             pieces.append(located.astype(np.float32).reshape(-1))
         return np.clip(np.concatenate(pieces), 0.0, 1.0).astype(np.float32)
+
+
+def _check_numbering(
+    action: object, asker: object, players: object, n_cards: object
+) -> tuple[int, int]:
+    """(action, asker index) checked against ``players`` seats and ``n_cards`` cards."""
+    if (
+        isinstance(players, bool)
+        or not isinstance(players, int | np.integer)
+        or not 2 <= players <= len(SEATS)
+    ):
+        raise GameSetupError(f"players={short(players)}: expected 2 to {len(SEATS)}")
+    if isinstance(n_cards, bool) or not isinstance(n_cards, int | np.integer) or n_cards < 1:
+        raise GameSetupError(f"n_cards={short(n_cards)}: expected a whole number >= 1")
+    seats = SEATS[: int(players)]
+    if isinstance(asker, str) and len(asker) == 1 and asker in seats:
+        index = seats.index(asker)
+    elif (
+        isinstance(asker, int | np.integer)
+        and not isinstance(asker, bool)
+        and 0 <= int(asker) < int(players)
+    ):
+        index = int(asker)
+    else:
+        raise GameSetupError(
+            f"asker={short(asker)}: expected a seat number from 0 to {int(players) - 1} or "
+            f"one of {', '.join(seats)}"
+        )
+    bound = int(players) * int(n_cards)
+    if (
+        isinstance(action, bool)
+        or not isinstance(action, int | np.integer)
+        or not 0 <= int(action) < bound
+    ):
+        raise IllegalAskError(
+            f"action {short(action)}: expected a whole number from 0 to {bound - 1}"
+        )
+    return int(action), index
+
+
+def gym_to_openspiel_action(action: int, asker: int | str, players: int, n_cards: int) -> int:
+    """The OpenSpiel action (``python_kwartet``: ``target * n_cards + card``, the target an
+    absolute seat) of the environments' ``action`` (the target counted from ``asker`` to
+    its left) of the seat ``asker`` (its number, OpenSpiel's player id, or its name
+    ``"A"``, ``"B"``, ...) in a game of ``players`` seats and ``n_cards`` cards.
+
+    The card part is the same in both numberings; only the target turns.  Asking oneself
+    (never legal) maps to asking oneself, so the two numberings are in one-to-one
+    correspondence (:func:`openspiel_to_gym_action` is the inverse).
+
+    C (seat 2 of 4) asks B for card 5 of 32: B is 3 seats to C's left, seat 1 absolute.
+
+    >>> gym_to_openspiel_action(3 * 32 + 5, "C", players=4, n_cards=32)
+    37
+    >>> import kwartet_epistemic as kw
+    >>> layout = ObservationLayout(4, None, None, "win", "exact", 5000, None, ())
+    >>> ask = kw.Ask("C", "B", layout.deck.cards[5])
+    >>> gym_to_openspiel_action(layout.encode(ask), 2, players=4, n_cards=32)
+    37
+    """
+    number, me = _check_numbering(action, asker, players, n_cards)
+    offset, card = divmod(number, int(n_cards))
+    return (me + offset) % int(players) * int(n_cards) + card
+
+
+def openspiel_to_gym_action(action: int, asker: int | str, players: int, n_cards: int) -> int:
+    """The environments' action (the target counted from ``asker`` to its left) of the
+    OpenSpiel ``action`` (the target an absolute seat) of the seat ``asker`` (its number
+    or name) in a game of ``players`` seats and ``n_cards`` cards; the inverse of
+    :func:`gym_to_openspiel_action`.
+
+    >>> openspiel_to_gym_action(37, "C", players=4, n_cards=32)
+    101
+    >>> gym_to_openspiel_action(openspiel_to_gym_action(37, 2, 4, 32), 2, 4, 32)
+    37
+    >>> openspiel_to_gym_action(128, "C", players=4, n_cards=32)
+    Traceback (most recent call last):
+    ...
+    kwartet_epistemic.errors.IllegalAskError: action 128: expected a whole number from 0 to 127
+    """
+    number, me = _check_numbering(action, asker, players, n_cards)
+    target, card = divmod(number, int(n_cards))
+    return (target - me) % int(players) * int(n_cards) + card
 
 
 class RecordSummary:

@@ -16,10 +16,19 @@ views and records name the seats ``A``, ``B``, ... (:meth:`KwartetEnv.seat_of`,
 
 **Actions.**  One integer ``target * n_cards + card``, where ``target`` counts seats to the
 acting player's left (1 is the next seat; 0, the player itself, is never legal), so a
-quarter of the actions of a 4-player game is never legal.  The legal ones are given as an
-``int8`` action mask: ``observation["action_mask"]`` in the AEC environment,
-:meth:`KwartetGymEnv.action_masks` (sb3-contrib's convention) and ``info["action_mask"]``
-in the Gymnasium one.
+quarter of the actions of a 4-player game is never legal.  OpenSpiel's ``python_kwartet``
+numbers the target as an absolute seat instead;
+:func:`~kwartet_epistemic.interop.encoding.gym_to_openspiel_action` and
+:func:`~kwartet_epistemic.interop.encoding.openspiel_to_gym_action` convert.
+
+**Action masks** have one dtype everywhere, ``int8`` (1 legal, 0 not;
+:data:`~kwartet_epistemic.interop.encoding.ACTION_MASK_DTYPE`):
+``observation["action_mask"]`` and :meth:`KwartetEnv.action_mask` in the AEC
+environment, :meth:`KwartetGymEnv.action_masks` (the method sb3-contrib's
+``MaskablePPO`` calls) and ``info["action_mask"]`` in the Gymnasium one.  It is the dtype
+of PettingZoo's classic games; sb3-contrib turns whatever it is given into a boolean
+tensor, so integer masks serve it unchanged.  The illegal actions are ``mask == 0``
+(not ``~mask``, which on integers flips bits).
 
 **Illegal actions** (mask 0):
 
@@ -52,8 +61,26 @@ deals the same game).
   state (:class:`~kwartet_epistemic.agents.knowledge.ExactKnowledge`) -- ``"knowledge"``.
 
 The AEC environment observes both; :class:`KwartetGymEnv` takes ``observation="raw"``,
-``"knowledge"`` or ``"both"``.  ``state()`` is the referee's view: every seat's hand,
-the exposed cards, hand sizes, scores and whose turn it is, in seat order.
+``"knowledge"`` or ``"both"``.  Each part has a name, and ``env.observation_slices`` maps
+the names (``hand``, ``exposed``, ``hand_sizes``, ``quartets``, ``asked``, ``refused``,
+``received``, ``probabilities``) to their slices of the vector;
+``env.layout.split(vector, parts)`` gives each part in its shape (``[card, seat]`` for
+the tables), as OpenSpiel's observers name their tensors
+(:meth:`~kwartet_epistemic.interop.encoding.ObservationLayout.shapes`).  ``state()`` is
+the referee's view: every seat's hand, the exposed cards, hand sizes, scores and whose
+turn it is, in seat order.
+
+**Rendering**: ``render_mode="ansi"`` returns the table as text (``"human"``, in the AEC
+environment, prints it); ``"rgb_array"`` returns a ``uint8`` picture ``(H, W, 3)`` of the
+table (hand sizes, quartets, the seat to move, the last move) beside a heatmap of the
+learner's (AEC: the agent to move's) exact location probabilities, drawn on matplotlib's
+Agg canvas in a fraction of a second, so that Gymnasium's ``RecordVideo`` can film it.
+
+**Subprocesses.**  Importing this module registers ``Kwartet-v0``; a new process (a
+``SubprocVecEnv`` started with ``"spawn"`` or ``"forkserver"``) has not imported it, so
+there name the module in the id, ``"kwartet_epistemic.interop.environments:Kwartet-v0"``
+(Gymnasium imports it first), or give the class itself:
+``make_vec_env(KwartetGymEnv, n_envs=8, vec_env_cls=SubprocVecEnv)``.
 
 **Rewards**: with ``reward="win"`` each player gets its share of the win when the game
 ends (shared wins split); with ``reward="quartets"`` a player gets 1 for every quartet it
@@ -94,6 +121,7 @@ from kwartet_epistemic.cards import Deck
 from kwartet_epistemic.errors import GameSetupError, IllegalAskError
 from kwartet_epistemic.game import Ask, Game
 from kwartet_epistemic.interop.encoding import (
+    ACTION_MASK_DTYPE,
     OBSERVATIONS,
     ObservationLayout,
     RecordPlanes,
@@ -103,6 +131,8 @@ from kwartet_epistemic.rules import RuleSet
 __all__ = ["KwartetEnv", "KwartetGymEnv", "env", "raw_env"]
 
 _SEED_BOUND = 1 << 63
+_AEC_RENDER_MODES = ("human", "ansi", "rgb_array")
+_GYM_RENDER_MODES = ("ansi", "rgb_array")
 
 
 def _shares(game: Game) -> dict[str, float]:
@@ -120,6 +150,64 @@ def _next_seed(rng: np.random.Generator) -> int:
     return int(rng.integers(_SEED_BOUND))
 
 
+# 640 x 384 pixels: both multiples of 16, the block size of the video codecs, so that
+# RecordVideo's encoder need not resize the frames.
+_PICTURE_INCHES, _PICTURE_DPI = (8.0, 4.8), 80
+
+
+def _picture(game: Game, seat: str, probabilities: np.ndarray) -> np.ndarray:
+    """The table and ``seat``'s knowledge as an ``(H, W, 3)`` ``uint8`` image: hand sizes
+    and quartets per seat (the seat to move marked), the last move, and ``seat``'s
+    location probabilities (``[card, seat]`` in seat order) as a heatmap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    # A bare Figure on the Agg canvas: never registered with pyplot, so nothing stays open
+    # and no window or notebook backend is involved, whatever the user's matplotlib setup.
+    figure = Figure(figsize=_PICTURE_INCHES, dpi=_PICTURE_DPI)
+    canvas = FigureCanvasAgg(figure)
+    seats = list(game.players)
+    deck = game.deck
+    grid = figure.add_gridspec(
+        1, 2, width_ratios=(1.0, 2.6), left=0.1, right=0.98, top=0.8, bottom=0.14, wspace=0.3
+    )
+    table = figure.add_subplot(grid[0])
+    sizes = game.hand_sizes
+    scores = game.scores
+    rows = np.arange(len(seats))
+    colours = ["tab:orange" if p == game.to_move else "tab:blue" for p in seats]
+    table.barh(rows, [sizes[p] for p in seats], color=colours)
+    table.set_yticks(rows, [f"{p} (you)" if p == seat else p for p in seats], fontsize=9)
+    table.invert_yaxis()
+    table.set_xlim(0, len(deck))
+    table.set_xlabel("cards in hand", fontsize=9)
+    table.tick_params(axis="x", labelsize=8)
+    for row, p in zip(rows, seats, strict=True):
+        table.text(
+            len(deck) * 0.98,
+            float(row),
+            f"{scores[p]} quartets",
+            ha="right",
+            va="center",
+            fontsize=8,
+        )
+    table.set_title("orange: to move" if game.to_move else "game over", fontsize=9)
+    heat = figure.add_subplot(grid[1])
+    heat.imshow(
+        np.nan_to_num(probabilities).T, cmap="Greens", vmin=0.0, vmax=1.0, aspect="auto",
+        interpolation="nearest",
+    )  # fmt: skip
+    heat.set_yticks(rows, seats, fontsize=9)
+    heat.set_xticks([4 * f + 1.5 for f in range(deck.n_families)], deck.families, fontsize=8)
+    for f in range(1, deck.n_families):
+        heat.axvline(4 * f - 0.5, color="0.6", linewidth=0.8)
+    heat.set_title(f"{seat}'s probability that each seat holds each card", fontsize=9)
+    lines = game.transcript().splitlines()
+    figure.suptitle(lines[-1] if lines else "", fontsize=9, wrap=True)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
+
+
 # ----- the PettingZoo AEC environment --------------------------------------------------
 
 
@@ -131,15 +219,26 @@ class KwartetEnv(AECEnv):
     running after ``max_asks`` asks is truncated.  See the module text for the agents'
     names, the actions, illegal actions, seeding and the observations.
 
+    The spaces are also the dicts ``observation_spaces`` and ``action_spaces`` keyed by
+    agent, as PettingZoo's environments have them (the same space objects as
+    :meth:`observation_space` and :meth:`action_space` return).
+
     >>> environment = KwartetEnv(players=4)
     >>> environment.reset(seed=3)
     >>> environment.observation_space("player_0")["observation"].shape
     (584,)
     >>> environment.action_space("player_0"), environment.state().shape
     (Discrete(128), (172,))
+    >>> sorted(environment.action_spaces) == environment.possible_agents
+    True
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "kwartet_v0", "is_parallelizable": False}
+    metadata = {
+        "render_modes": list(_AEC_RENDER_MODES),
+        "render_fps": 4,
+        "name": "kwartet_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -153,7 +252,14 @@ class KwartetEnv(AECEnv):
     ) -> None:
         super().__init__()
         table = ObservationLayout(
-            players, deck, rules, reward, knowledge, max_asks, render_mode, ("human", "ansi")
+            players,
+            deck,
+            rules,
+            reward,
+            knowledge,
+            max_asks,
+            render_mode,
+            _AEC_RENDER_MODES,
         )
         self.layout = table
         self.deck, self.rules = table.deck, table.rules
@@ -166,18 +272,21 @@ class KwartetEnv(AECEnv):
         self._agent = dict(zip(self.seats, self.possible_agents, strict=True))
         self.n_actions = table.n_actions
         self.observation_length = table.length("both")
-        self._observation_spaces = {
+        self.observation_slices = table.slices("both")
+        self.observation_spaces = {
             agent: spaces.Dict(
                 {
                     "observation": spaces.Box(
                         0.0, 1.0, shape=(self.observation_length,), dtype=np.float32
                     ),
-                    "action_mask": spaces.Box(0, 1, shape=(self.n_actions,), dtype=np.int8),
+                    "action_mask": spaces.Box(
+                        0, 1, shape=(self.n_actions,), dtype=ACTION_MASK_DTYPE
+                    ),
                 }
             )
             for agent in self.possible_agents
         }
-        self._action_spaces = {
+        self.action_spaces = {
             agent: spaces.Discrete(self.n_actions) for agent in self.possible_agents
         }
         n_cards, n = table.n_cards, players
@@ -223,11 +332,11 @@ class KwartetEnv(AECEnv):
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The (fixed) observation space of ``agent``."""
-        return self._observation_spaces[self._known(agent)]
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
         """The (fixed) action space of ``agent``: one integer per (target, card)."""
-        return self._action_spaces[self._known(agent)]
+        return self.action_spaces[self._known(agent)]
 
     def _known(self, agent: str) -> str:
         self.seat_of(agent)
@@ -328,7 +437,7 @@ class KwartetEnv(AECEnv):
         seat = self.seat_of(agent)
         game = self._require_game()
         if self.terminations[agent] or self.truncations[agent]:
-            return np.zeros(self.n_actions, dtype=np.int8)
+            return np.zeros(self.n_actions, dtype=ACTION_MASK_DTYPE)
         return self.layout.mask(game, seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -374,10 +483,25 @@ class KwartetEnv(AECEnv):
             ]
         )
 
-    def render(self) -> str | None:
-        """The game so far as text (``ansi``: returned; ``human``: printed)."""
+    def render(self) -> str | np.ndarray | None:
+        """The game so far: ``ansi``, as text returned; ``human``, printed; ``rgb_array``, a
+        ``uint8`` picture ``(H, W, 3)`` of the table (hand sizes, quartets, the seat to
+        move, the last move) and of the exact location probabilities of the agent to
+        move (``player_0`` once the game is over); None before ``reset()``.
+
+        >>> environment = KwartetEnv(players=3, render_mode="rgb_array")
+        >>> environment.reset(seed=0)
+        >>> frame = environment.render()
+        >>> frame.dtype, frame.shape
+        (dtype('uint8'), (384, 640, 3))
+        """
         if self.game is None:
             return None
+        if self.render_mode == "rgb_array":
+            agent = self.agent_selection
+            knowledge = self._knowledge[agent]
+            knowledge.update(self.game.view(self._seat[agent]))
+            return _picture(self.game, self._seat[agent], knowledge.probabilities())
         text = f"{self.game}\n{self.game.transcript().splitlines()[-1]}"
         if self.render_mode == "human":
             print(text)
@@ -451,13 +575,16 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
     >>> observation, info = gym_env.reset(seed=7)
     >>> observation.shape, gym_env.action_space, info["seat"]
     ((86,), Discrete(48), 'A')
-    >>> mask = gym_env.action_masks()
-    >>> bool((mask == info["action_mask"]).all()) and mask.dtype == np.bool_
+    >>> hand = observation[gym_env.observation_slices["hand"]]
+    >>> int(hand.sum()) == len(gym_env.game.hand("A"))
     True
+    >>> mask = gym_env.action_masks()
+    >>> bool((mask == info["action_mask"]).all()), mask.dtype
+    (True, dtype('int8'))
     >>> observation, reward, terminated, truncated, info = gym_env.step(int(np.flatnonzero(mask)[0]))
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": list(_GYM_RENDER_MODES), "render_fps": 4}
 
     def __init__(
         self,
@@ -476,7 +603,14 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         from kwartet_epistemic.agents.agent import make_player
 
         table = ObservationLayout(
-            players, deck, rules, reward, knowledge, max_asks, render_mode, ("ansi",)
+            players,
+            deck,
+            rules,
+            reward,
+            knowledge,
+            max_asks,
+            render_mode,
+            _GYM_RENDER_MODES,
         )
         if not isinstance(observation, str) or observation not in OBSERVATIONS:
             raise GameSetupError(
@@ -514,6 +648,7 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.observation_space = spaces.Box(
             0.0, 1.0, shape=(table.length(observation),), dtype=np.float32
         )
+        self.observation_slices = table.slices(observation)
         self.game: Game | None = None
         self.seat: str | None = None
         self.deal_seed: int | None = None
@@ -581,9 +716,10 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
             skipped.append(_shares(game)[chosen])
         self._done = False
         self._record = RecordPlanes(self.deck, self.seats)
+        # The picture shows the learner's knowledge even when the learner does not observe it.
         self._knowledge = (
             make_knowledge(self.layout.knowledge, chosen)
-            if self.observation_kind != "raw"
+            if self.observation_kind != "raw" or self.render_mode == "rgb_array"
             else None
         )
         info = self._info()
@@ -631,13 +767,14 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self._observe(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions of the learner now (``bool``; sb3-contrib's ``MaskablePPO``
-        calls this); all False once the episode is over."""
+        """``int8`` over the actions: 1 for each legal ask of the learner now, all 0 once
+        the episode is over (sb3-contrib's ``MaskablePPO`` calls this; see Action masks
+        in the module text)."""
         game = self._require_game()
         if self._done:
-            return np.zeros(self.layout.n_actions, dtype=bool)
+            return np.zeros(self.layout.n_actions, dtype=ACTION_MASK_DTYPE)
         assert self.seat is not None
-        return self.layout.mask(game, self.seat).astype(bool)
+        return self.layout.mask(game, self.seat)
 
     def encode(self, ask: Ask) -> int:
         """The action number of ``ask`` (its asker's point of view)."""
@@ -659,10 +796,24 @@ class KwartetGymEnv(gymnasium.Env[np.ndarray, np.int64]):
             "asks": self.asks,
         }
 
-    def render(self) -> str | None:
-        """The game so far as text (``ansi``); None without a render mode."""
+    def render(self) -> str | np.ndarray | None:
+        """The game so far: as text (``ansi``), or as a ``uint8`` picture ``(H, W, 3)``
+        (``rgb_array``) of the table (hand sizes, quartets, the seat to move, the last
+        move) and of the learner's exact location probabilities; None without a render
+        mode or before ``reset()``.
+
+        >>> gym_env = KwartetGymEnv(players=3, opponents="random", render_mode="rgb_array")
+        >>> _ = gym_env.reset(seed=0)
+        >>> frame = gym_env.render()
+        >>> frame.dtype, frame.shape
+        (dtype('uint8'), (384, 640, 3))
+        """
         if self.render_mode is None or self.game is None:
             return None
+        if self.render_mode == "rgb_array":
+            assert self.seat is not None and self._knowledge is not None
+            self._knowledge.update(self.game.view(self.seat))
+            return _picture(self.game, self.seat, self._knowledge.probabilities())
         lines = self.game.transcript().splitlines()
         return f"{self.game}\n{lines[-1] if lines else ''}"
 

@@ -15,7 +15,8 @@ require_extra("pettingzoo", "rl")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 import kwartet_epistemic as kw  # noqa: E402
-from kwartet_epistemic.interop.environments import KwartetGymEnv  # noqa: E402
+from kwartet_epistemic.interop.encoding import ACTION_MASK_DTYPE  # noqa: E402
+from kwartet_epistemic.interop.environments import KwartetEnv, KwartetGymEnv  # noqa: E402
 
 SMALL = kw.Deck.piquet(families=4)
 
@@ -99,7 +100,7 @@ def test_masks_are_the_learners_legal_asks_and_it_is_always_the_learners_turn() 
             game = environment.game
             assert game.to_move == environment.seat
             mask = environment.action_masks()
-            assert mask.dtype == np.bool_
+            assert mask.dtype == np.int8
             assert set(np.flatnonzero(mask)) == {environment.encode(a) for a in game.legal_asks()}
             _, _, terminated, truncated, info = environment.step(
                 int(rng.choice(np.flatnonzero(mask)))
@@ -113,7 +114,7 @@ def test_an_illegal_action_ends_the_episode_with_the_penalty_and_plays_nothing()
     environment = _small(illegal_reward=-2.5)
     environment.reset(seed=4)
     record = environment.game.record
-    illegal = int(np.flatnonzero(~environment.action_masks())[0])
+    illegal = int(np.flatnonzero(environment.action_masks() == 0)[0])
     _, reward, terminated, truncated, info = environment.step(illegal)
     assert (reward, terminated, truncated, info["illegal"]) == (-2.5, True, False, True)
     assert environment.game.record == record
@@ -179,3 +180,73 @@ def test_bad_settings_are_refused() -> None:
         environment.action_masks()
     with pytest.raises(kw.GameSetupError, match="'seat'"):
         environment.reset(options={"learner": 1})
+
+
+def test_rgb_array_renders_the_table_as_a_picture_each_step_and_leaves_no_figure_open() -> None:
+    import matplotlib.pyplot as plt
+
+    open_before = plt.get_fignums()
+    for observation in ("raw", "knowledge"):  # raw: the learner's knowledge is drawn anyway
+        environment = _small(render_mode="rgb_array", observation=observation)
+        assert environment.render() is None  # nothing to draw before reset()
+        environment.reset(seed=2)
+        frames = [environment.render()]
+        for _ in range(3):
+            environment.step(int(np.flatnonzero(environment.action_masks())[0]))
+            frames.append(environment.render())
+        for frame in frames:
+            assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8
+            assert (
+                frame.ndim == 3 and frame.shape[2] == 3 and frame.shape[:2] == frames[0].shape[:2]
+            )
+            assert frame.std() > 0  # a picture, not a blank canvas
+        assert not np.array_equal(frames[0], frames[-1])  # the picture follows the game
+    assert plt.get_fignums() == open_before
+
+
+def test_rgb_array_is_declared_and_passes_gymnasiums_checker() -> None:
+    metadata = KwartetGymEnv.metadata
+    assert {"ansi", "rgb_array"} <= set(metadata["render_modes"]) and metadata["render_fps"] > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # made through the registry, so that the checker also makes one in each other mode
+        made = gymnasium.make(
+            "Kwartet-v0", players=3, deck=SMALL, opponents="random", render_mode="rgb_array"
+        )
+        check_env(made.unwrapped)
+    assert isinstance(_small(render_mode="ansi").render() or "", str)  # the text mode remains
+    with pytest.raises(kw.GameSetupError, match="render_mode='video'.*'rgb_array'"):
+        _small(render_mode="video")
+
+
+def test_a_frame_takes_a_fraction_of_a_second() -> None:
+    import time
+
+    environment = KwartetGymEnv(players=4, opponents="random", render_mode="rgb_array")
+    environment.reset(seed=0)
+    environment.render()  # the first frame loads matplotlib's fonts
+    start = time.perf_counter()
+    for _ in range(5):
+        environment.render()
+    assert (time.perf_counter() - start) / 5 < 0.5
+
+
+def test_every_action_mask_of_both_environments_has_the_one_documented_dtype() -> None:
+    assert np.dtype(ACTION_MASK_DTYPE) == np.int8  # PettingZoo's classic games use int8
+    aec = KwartetEnv(players=3, deck=SMALL)
+    aec.reset(seed=0)
+    agent = aec.agent_selection
+    masks = [aec.observe(agent)["action_mask"], aec.action_mask(agent)]
+    assert aec.observation_space(agent)["action_mask"].dtype == ACTION_MASK_DTYPE
+    single = _small()
+    _, info = single.reset(seed=0)
+    masks += [single.action_masks(), info["action_mask"]]
+    illegal = int(np.flatnonzero(single.action_masks() == 0)[0])
+    _, _, terminated, _, info = single.step(illegal)  # the episode ends: all zero
+    masks += [single.action_masks(), info["action_mask"]]
+    assert terminated and not masks[-1].any()
+    single.reset(seed=1)
+    _, _, _, _, info = single.step(int(np.flatnonzero(single.action_masks())[0]))
+    masks += [info["action_mask"]]
+    for mask in masks:
+        assert mask.dtype == ACTION_MASK_DTYPE and set(np.unique(mask)) <= {0, 1}

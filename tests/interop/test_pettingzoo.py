@@ -33,6 +33,8 @@ def test_pettingzoo_api_test_passes_without_a_naming_warning() -> None:
         warnings.simplefilter("always")
         api_test(KwartetEnv(players=3, deck=SMALL), num_cycles=200)
         api_test(env(players=4), num_cycles=60)
+        api_test(KwartetEnv(players=3, deck=SMALL, render_mode="rgb_array"), num_cycles=20)
+        api_test(env(players=3, deck=SMALL, render_mode="rgb_array"), num_cycles=20)
     assert not [w for w in caught if "named" in str(w.message) or "player_0" in str(w.message)]
 
 
@@ -237,3 +239,41 @@ def test_the_old_module_path_still_works_and_warns() -> None:
     with pytest.warns(DeprecationWarning, match="interop.environments"):
         old = importlib.import_module("kwartet_epistemic.env")
     assert old.KwartetEnv is KwartetEnv and old.raw_env is raw_env
+
+
+def test_rgb_array_renders_the_table_and_the_knowledge_of_the_agent_to_move() -> None:
+    import matplotlib.pyplot as plt
+
+    open_before = plt.get_fignums()
+    assert {"human", "ansi", "rgb_array"} <= set(KwartetEnv.metadata["render_modes"])
+    assert KwartetEnv.metadata["render_fps"] > 0
+    environment = KwartetEnv(players=3, deck=SMALL, render_mode="rgb_array")
+    assert environment.render() is None  # nothing to draw before reset()
+    environment.reset(seed=3)
+    first = environment.render()
+    assert isinstance(first, np.ndarray) and first.dtype == np.uint8
+    assert first.ndim == 3 and first.shape[2] == 3 and first.std() > 0
+    _random_play(environment, np.random.default_rng(3), 3)
+    later = environment.render()
+    assert later.shape == first.shape and not np.array_equal(later, first)
+    assert plt.get_fignums() == open_before
+    # the text modes are unchanged
+    text = KwartetEnv(players=3, deck=SMALL, render_mode="ansi")
+    text.reset(seed=3)
+    assert isinstance(text.render(), str)
+
+
+def test_the_spaces_are_also_pettingzoos_dicts_keyed_by_agent() -> None:
+    environment = KwartetEnv(players=4, deck=SMALL)
+    assert list(environment.observation_spaces) == environment.possible_agents
+    assert list(environment.action_spaces) == environment.possible_agents
+    for agent in environment.possible_agents:
+        assert environment.observation_spaces[agent] is environment.observation_space(agent)
+        assert environment.action_spaces[agent] is environment.action_space(agent)
+    environment.reset(seed=1)
+    agent = environment.agent_selection
+    assert environment.observation_spaces[agent].contains(environment.observe(agent))
+    assert environment.action_spaces[agent].n == environment.n_actions
+    # the wrappers of env() forward them
+    wrapped = env(players=4, deck=SMALL)
+    assert wrapped.observation_spaces.keys() == environment.observation_spaces.keys()

@@ -219,18 +219,6 @@ def test_rgb_array_is_declared_and_passes_gymnasiums_checker() -> None:
         _small(render_mode="video")
 
 
-def test_a_frame_takes_a_fraction_of_a_second() -> None:
-    import time
-
-    environment = KwartetGymEnv(players=4, opponents="random", render_mode="rgb_array")
-    environment.reset(seed=0)
-    environment.render()  # the first frame loads matplotlib's fonts
-    start = time.perf_counter()
-    for _ in range(5):
-        environment.render()
-    assert (time.perf_counter() - start) / 5 < 0.5
-
-
 def test_every_action_mask_of_both_environments_has_the_one_documented_dtype() -> None:
     assert np.dtype(ACTION_MASK_DTYPE) == np.int8  # PettingZoo's classic games use int8
     aec = KwartetEnv(players=3, deck=SMALL)

@@ -79,6 +79,7 @@ _STAGED_UNIT = 300  # the formula's steps a product of merged entries costs, per
 _SPARSE_MIN_SIZE = 1 << 12  # smaller tables: the dense products are as fast
 _SPARSE_SHARE = 10  # its budget: this share of the dense work (see _sparse_budget)
 _SPARSE_PUBLIC_SHARE = 100  # the same for the public worlds after draws (they reach most)
+_SPARSE_OPEN_SHARE = 100  # the same without draws: open families fill the box early
 _SPARSE_UNFIT_WORK = 1 << 27  # its budget where the dense tables would not fit: 1-2 s
 _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without draws
 _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entries
@@ -367,7 +368,10 @@ def _sparse_budget(
     worlds after two draws or more (:data:`_SPARSE_PUBLIC_SHARE`) reach most of their
     box, nobody's hand being known (random fish games: a third of the states, and the
     maps never finished within the budget): there it is a hundredth, which spares them
-    most of that loss and still lets small reachable sets through.  A map holds at most
+    most of that loss and still lets small reachable sets through.  Without draws it is
+    a hundredth too (:data:`_SPARSE_OPEN_SHARE`): there the families nobody has asked
+    about yet can go to any hand, and the maps soon hold the whole box (52 cards among 6
+    players: every attempt gave up, and doubled the time).  A map holds at most
     half the dense table's entries (a state takes about four times an entry's memory,
     and a few maps live at a time where the dense programme keeps ten tables or more):
     the maps take about as much memory as the dense tables at most."""
@@ -381,7 +385,12 @@ def _sparse_budget(
         for table in tables:
             form = table.factored if draws else None
             passes += min(len(table.weights), form[2] if form else _SPARSE_PASSES)
-        share = _SPARSE_PUBLIC_SHARE if draws and not programme.viewed else _SPARSE_SHARE
+        if draws and not programme.viewed:
+            share = _SPARSE_PUBLIC_SHARE
+        elif programme.draws == 0:
+            share = _SPARSE_OPEN_SHARE
+        else:
+            share = _SPARSE_SHARE
         budget = size * passes * (2 if marginals else 1) // share
         max_states = size // _SPARSE_DENSITY
         if not fits:  # the maps or nothing: all the states memory allows, in time

@@ -39,6 +39,7 @@ import pkgutil
 import posixpath
 import re
 import shutil
+import sys
 import types
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
@@ -420,6 +421,7 @@ def _performance_page(measurements: Path) -> str:
 def _conf(execute: bool, cache: Path) -> str:
     version = importlib.import_module(PACKAGE).__version__
     mode = "cache" if execute else "off"
+    stdlib = "|".join(sorted(name for name in sys.stdlib_module_names if name.isidentifier()))
     return f"""\
 # Written by kwartet docs (kwartet_epistemic/docs.py): change it there.
 project = "kwartet_epistemic"
@@ -447,10 +449,9 @@ autodoc_default_options = {{"exclude-members": "__init__, __new__"}}
 nitpicky = True
 # Names of other libraries: linked where Sphinx knows them offline, never a warning.
 nitpick_ignore_regex = [
-    (r"py:.*", r"(builtins|typing|typing_extensions|collections|os|pathlib|enum|io|re|types"
-               r"|numpy|np|numpy\\.typing|npt|matplotlib|networkx|nx|dd|jinja2|argparse"
-               r"|concurrent|contextlib|multiprocessing|subprocess|random|fractions|dataclasses"
-               r"|gymnasium|pettingzoo|pyspiel|IPython|ipywidgets|dask|sympy|json)(\\..*)?"),
+    # the standard library's modules, and the other libraries the signatures name
+    (r"py:.*", r"({stdlib}|typing_extensions|numpy|np|npt|matplotlib|networkx|nx|dd|jinja2"
+               r"|gymnasium|pettingzoo|pyspiel|IPython|ipywidgets|dask|sympy)(\\..*)?"),
     (r"py:.*", r"(Figure|Axes|Bdd|Function|NDArray|ArrayLike|Generator|Path|PathLike|Callable"
                r"|Iterable|Iterator|Sequence|Mapping|Hashable|Any|Self|TextIO|BinaryIO"
                r"|int|str|float|bool|bytes|object|type|tuple|list|dict|set|frozenset|None"

@@ -524,7 +524,21 @@ class KwartetState(pyspiel.State):
         """A state ``player_id`` cannot tell from this one, drawn exactly uniformly among
         them: the hidden cards come from the library's counting engine
         (:meth:`~kwartet_epistemic.EpistemicState.sample_worlds` on the player's view),
-        the record is replayed on that deal.  ``probability_sampler()`` seeds the draw."""
+        and the state is built by applying the sampled deal as chance outcomes and then
+        the recorded asks, so its ``history()``, ``move_number()`` and serialisation
+        agree with its information state.  ``probability_sampler()`` seeds the draw.
+
+        >>> game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 2})
+        >>> state = game.new_initial_state()
+        >>> for action in [0, 3, 1, 2, 0, 7, 5, 6, 4]:
+        ...     state.apply_action(action)
+        >>> state.apply_action(state.legal_actions()[0])
+        >>> other = state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        >>> len(other.history()), other.move_number() == state.move_number()
+        (10, True)
+        >>> other.information_state_string(1) == state.information_state_string(1)
+        True
+        """
         seed = int(float(probability_sampler()) * 2**53)
         rng = np.random.default_rng(seed)
         core = self._core
@@ -532,9 +546,7 @@ class KwartetState(pyspiel.State):
             return self._resample_deal(player_id, rng)
         view = core.game.view(core.setup.names[player_id])
         (world,) = knowledge(view).sample_worlds(view.player, 1, rng)
-        other = self.get_game().new_initial_state()
-        other._core = _core_from_world(core, world)
-        return other
+        return _replayed(self.get_game(), core.setup.names, core.game.record, world)
 
     def _resample_deal(self, player_id: int, rng: np.random.Generator) -> KwartetState:
         """During the deal: the player's own cards stay, the others' come from the rest."""
@@ -839,17 +851,29 @@ def state_from_world(game: KwartetGame, view: PlayerView, world: World) -> Kwart
     dealt_event = view.record[0]
     if type(dealt_event) is not Dealt:
         raise GameSetupError(f"{view.player}'s view: its record does not start with the deal")
-    hands = _dealt_hands(world, view.record, setup.deck)
+    return _replayed(game, names, view.record, world)
+
+
+def _replayed(
+    game: KwartetGame, names: Sequence[str], record: Sequence[Event], world: World
+) -> KwartetState:
+    """A new state of ``game``: the deal that leads to ``world`` under ``record`` (seats
+    named ``names``), applied as chance outcomes (the dealer, then each card from the
+    dealer's left), then every ask of ``record`` applied as an action."""
+    setup = game.setup
+    dealt_event = record[0]
+    assert type(dealt_event) is Dealt
+    hands = _dealt_hands(world, record, setup.deck)
     state = game.new_initial_state()
-    dealer = names.index(dealt_event.dealer)
+    dealer = list(names).index(dealt_event.dealer)
     state.apply_action(dealer)
     order = [sorted(hands[p]) for p in names]
     for k in range(setup.to_deal):
         state.apply_action(order[(dealer + 1 + k) % setup.n].pop(0))
     n_cards = len(setup.deck)
-    for event in view.record:
+    for event in record:
         if type(event) is Asked:
-            state.apply_action(names.index(event.target) * n_cards + event.card.index)
+            state.apply_action(list(names).index(event.target) * n_cards + event.card.index)
     return state
 
 

@@ -345,3 +345,30 @@ def test_the_old_module_path_still_works_and_warns() -> None:
         old = importlib.import_module("kwartet_epistemic.openspiel")
     assert old.KwartetGame is kos.KwartetGame and old.AgentBot is kob.AgentBot
     assert "python_kwartet" in [g.short_name for g in pyspiel.registered_games()]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_resampled_state_has_the_history_of_its_information_state(seed):
+    game = pyspiel.load_game("python_kwartet", {"players": 4, "families": 4})
+    rng = np.random.default_rng(seed)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    state = game.new_initial_state()
+    _play_randomly(state, rng, int(rng.integers(0, 40)))
+    for player in range(4):
+        other = state.resample_from_infostate(player, sampler)
+        assert len(other.history()) == len(state.history())
+        assert other.move_number() == state.move_number()
+        # the public moves are the same actions; the chance outcomes are the sampled deal
+        asks = len(state.history()) - 1 - 16
+        assert other.history()[16 + 1 :] == state.history()[16 + 1 :] and asks >= 0
+        assert other.history()[0] == state.history()[0]  # the dealer
+        for key in ("information_state_string", "information_state_tensor"):
+            assert getattr(other, key)(player) == getattr(state, key)(player)
+        again = game.deserialize_state(other.serialize())
+        assert again.history() == other.history()
+        assert again.information_state_string(player) == state.information_state_string(player)
+        assert kos.core_game(again).view("ABCD"[player]).record == (
+            kos.core_game(state).view("ABCD"[player]).record
+        )
+        if player == state.current_player():  # its own hand decides its asks
+            assert again.legal_actions() == state.legal_actions()

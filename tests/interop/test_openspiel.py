@@ -372,3 +372,44 @@ def test_a_resampled_state_has_the_history_of_its_information_state(seed):
         )
         if player == state.current_player():  # its own hand decides its asks
             assert again.legal_actions() == state.legal_actions()
+
+
+@pytest.mark.parametrize(
+    "params, kind",
+    [
+        ({"players": 9}, "GameParameterError"),
+        ({"players": 2}, "GameParameterError"),
+        ({"deck": "nonsense"}, "GameParameterError"),
+        ({"families": 0}, "GameParameterError"),
+        ({"max_asks": -1}, "GameParameterError"),
+        ({"preset": "fish"}, "RuleParameterError"),
+        ({"preset": "nonsense"}, "RuleParameterError"),
+        ({"options": "bluffing"}, "RuleParameterError"),
+    ],
+)
+def test_bad_parameters_raise_what_openspiel_users_catch(params, kind):
+    value = str(next(iter(params.values())))
+    with pytest.raises(pyspiel.SpielError, match=f"python_kwartet.*{value}") as caught:
+        pyspiel.load_game("python_kwartet", params)
+    assert type(caught.value).__name__ == kind
+    assert isinstance(caught.value, kw.KwartetError)
+    assert "not set up" in repr(caught.traceback[-1].frame.f_locals["self"])
+    # OpenSpiel's own checks (an unknown name, a value of the wrong type) raise it too
+    with pytest.raises(pyspiel.SpielError):
+        pyspiel.load_game("python_kwartet", {"players": "nine"})
+
+
+def test_max_game_length_counts_decisions_and_chance_separately():
+    params = {"players": 3, "families": 1, "max_asks": 3}
+    game = pyspiel.load_game("python_kwartet", params)
+    assert game.max_game_length() == 3
+    assert game.max_chance_nodes_in_history() == 1 + 4
+    assert game.max_history_length() == 3 + 5
+    from open_spiel.python.algorithms import get_all_states
+
+    terminals = get_all_states.get_all_states(game, include_terminals=True).values()
+    players = [[m.player for m in s.full_history()] for s in terminals if s.is_terminal()]
+    decisions = [sum(p >= 0 for p in history) for history in players]
+    chances = [sum(p < 0 for p in history) for history in players]
+    assert max(decisions) == game.max_game_length()
+    assert max(chances) == game.max_chance_nodes_in_history()

@@ -413,3 +413,54 @@ def test_max_game_length_counts_decisions_and_chance_separately():
     chances = [sum(p < 0 for p in history) for history in players]
     assert max(decisions) == game.max_game_length()
     assert max(chances) == game.max_chance_nodes_in_history()
+
+
+def test_openspiel_exact_algorithms_run_on_the_small_configuration():
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import cfr, exploitability, get_all_states
+
+    game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 1, "max_asks": 4})
+    assert game.get_type().utility == pyspiel.GameType.Utility.CONSTANT_SUM
+    assert game.utility_sum() == 1.0
+    states = get_all_states.get_all_states(game, include_terminals=True)
+    assert len(states) == 19_060 - (1 + 3 + 12 + 36 + 72)  # without the deal's chance nodes
+    assert all(math.isclose(sum(s.returns()), 1.0) for s in states.values() if s.is_terminal())
+    uniform = exploitability.nash_conv(game, policy.UniformRandomPolicy(game))
+    assert math.isclose(uniform, 0.263888888888889)
+    solver = cfr.CFRSolver(game)
+    for _ in range(2):  # the first iteration's average is the uniform policy
+        solver.evaluate_and_update_policy()
+    average = solver.average_policy()
+    assert len(average.state_lookup) == 2_322
+    assert 0 <= exploitability.nash_conv(game, average) < uniform
+    # exploitability() itself is for two players only: NashConv is the measure here
+    with pytest.raises(ValueError, match="2-player"):
+        exploitability.exploitability(game, average)
+
+
+def test_agent_policy_is_the_agents_choice_at_every_information_state():
+    from open_spiel.python.algorithms import exploitability
+
+    game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 1, "max_asks": 4})
+    table = kob.agent_policy(game, ["greedy", "random", "knowledge"], samples=3, seed=1)
+    probabilities = table.action_probability_array
+    assert np.allclose(probabilities.sum(axis=1), 1.0)
+    for index, state in enumerate(table.states[:200]):
+        support = set(np.flatnonzero(probabilities[index]))
+        assert support <= set(state.legal_actions())
+        if state.current_player() == 0:  # greedy's choices (it breaks ties at random)
+            choices = {kob.AgentBot(game, 0, "greedy", seed=s).step(state) for s in range(12)}
+            assert support <= choices
+    # a pure policy that always takes the first legal ask is exploitable; the table is
+    # an OpenSpiel policy its algorithms measure
+    first = kob.agent_policy(game, "greedy")
+    for index, state in enumerate(first.states):
+        first.action_probability_array[index][:] = 0.0
+        first.action_probability_array[index][state.legal_actions()[0]] = 1.0
+    assert exploitability.nash_conv(game, first) > 0.3
+    assert exploitability.nash_conv(game, table) >= 0
+    for bad, message in [("genius", "unknown agent"), (["random"] * 2, "one per seat")]:
+        with pytest.raises(kw.GameSetupError, match=message):
+            kob.agent_policy(game, bad)
+    with pytest.raises(kw.GameSetupError, match="samples"):
+        kob.agent_policy(game, "random", samples=0)

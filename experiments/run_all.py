@@ -160,6 +160,8 @@ STEPS: tuple[Step, ...] = (
          outputs=("leakage_matches.csv", "leakage_asks.csv", "leakage_posterior.csv",
                   "leakage_agent.csv", "leakage.txt", "leakage_bits.png", "leakage_posterior.png",
                   "leakage_numbers.tex", "leakage_table.tex")),
+    Step("openspiel_exploitability", "experiments/openspiel_exploitability.py",
+         _s("--quick"), _s(), needs=("pyspiel",)),
     Step("openspiel_match", "experiments/openspiel_match.py",
          _s("--games", "6", "--ms", "5", "--jobs", "1", "--out", "{dir}/openspiel_match.csv",
             "--label", "Main"),

@@ -5,7 +5,9 @@ Agent specs ``openspiel:ismcts[...]``, ``openspiel:mcts[...]`` and ``openspiel:r
 name OpenSpiel's bots (the player registry loads this module on first use); their
 determinizations are drawn exactly uniformly from the agent's knowledge, with the public
 record replayed.  :class:`AgentBot` makes any agent spec a ``pyspiel.Bot``.  The game
-itself is :mod:`~kwartet_epistemic.interop.openspiel_game`.
+itself is :mod:`~kwartet_epistemic.interop.openspiel_game`.  :func:`agent_policy` makes
+agent specs an OpenSpiel ``TabularPolicy`` over every information state of a small game,
+for OpenSpiel's exact algorithms (``exploitability.nash_conv``).
 
 >>> policy = openspiel_policy("mcts", {"simulations": "20", "worlds": "2"})
 >>> policy.kind
@@ -22,6 +24,7 @@ import numpy as np
 
 try:
     import pyspiel
+    from open_spiel.python import policy as _policy
     from open_spiel.python.algorithms import ismcts as _ismcts
     from open_spiel.python.algorithms import mcts as _mcts
 except ImportError as error:  # pragma: no cover - the openspiel extra is missing
@@ -47,7 +50,7 @@ from kwartet_epistemic.interop.openspiel_game import (
     state_from_world,
 )
 
-__all__ = ["POLICIES", "AgentBot", "OpenSpielPolicy", "openspiel_policy"]
+__all__ = ["POLICIES", "AgentBot", "OpenSpielPolicy", "agent_policy", "openspiel_policy"]
 
 
 # ----- OpenSpiel's bots as the library's agents ---------------------------------------------
@@ -422,3 +425,51 @@ class AgentBot(pyspiel.Bot):
         if not isinstance(choice, Ask):
             raise GameSetupError(f"agent {self.spec!r} chose {short(choice)}, not an ask")
         return action_of(state, choice)
+
+
+def agent_policy(game: Any, specs: str | Sequence[str], samples: int = 1, seed: int = 0) -> Any:
+    """The agents of ``specs`` (one spec for every seat, or a list with one per seat) as
+    an OpenSpiel ``policy.TabularPolicy`` of ``game``: at every information state, the
+    share of ``samples`` decisions that chose each action, each decision made by a new
+    agent (its own generator, from ``seed``) given only that seat's view.  A
+    deterministic agent gets a pure policy; ``samples`` estimates a random one's
+    (``random`` with ``samples=1`` is one random pure strategy, not the uniform policy).
+
+    OpenSpiel enumerates every state to build the table, so ``game`` must be small,
+    such as ``{"players": 3, "families": 1, "max_asks": 4}`` (see
+    :mod:`~kwartet_epistemic.interop.openspiel_game`).
+
+    >>> from open_spiel.python.algorithms import exploitability
+    >>> game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 1, "max_asks": 2})
+    >>> table = agent_policy(game, "greedy")
+    >>> len(table.state_lookup), float(table.action_probability_array.sum())
+    (162, 162.0)
+    >>> bool(exploitability.nash_conv(game, table) >= 0)
+    True
+    """
+    if not isinstance(game, KwartetGame):
+        raise GameSetupError(f"game {short(str(game))}: expected a python_kwartet game")
+    n = game.setup.n
+    per_seat = [specs] * n if isinstance(specs, str) else list(specs)
+    if len(per_seat) != n or not all(isinstance(s, str) for s in per_seat):
+        raise GameSetupError(
+            f"specs={short(specs)}: expected one agent spec or {n} of them (one per seat)"
+        )
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise GameSetupError(f"samples={short(samples)}: expected a whole number >= 1")
+    from kwartet_epistemic.agents.agent import make_player
+
+    for seat, spec in enumerate(per_seat):  # a bad spec fails before the long walk
+        make_player(spec, SEATS[seat])
+    table = _policy.TabularPolicy(game)
+    for index, state in enumerate(table.states):
+        seat = state.current_player()
+        name = SEATS[seat]
+        view = state.core.game.view(name)
+        probabilities = table.action_probability_array[index]
+        probabilities[:] = 0.0
+        for k in range(samples):
+            rng = np.random.default_rng([seed, index, k])
+            ask = make_player(per_seat[seat], name, rng).choose(view)
+            probabilities[action_of(state, ask)] += 1.0 / samples
+    return table

@@ -14,6 +14,23 @@ bots as agents, and agents as bots, are :mod:`~kwartet_epistemic.interop.openspi
   OpenSpiel writes games as ``name(key=value,...)``, hence ``:`` and ``;``);
 * ``max_asks`` (default 5,000, as in tournaments): a game still running after that many
   asks ends there, the leaders sharing the win (OpenSpiel needs a bounded game).
+  ``max_game_length()`` is ``max_asks`` (OpenSpiel counts decisions only) and
+  ``max_chance_nodes_in_history()`` is one plus the cards dealt.
+
+A bad value (``players=9``, ``deck=nonsense``, ``families=0``, ``max_asks=-1``) raises
+:class:`GameParameterError` or, for ``preset`` and ``options``, :class:`RuleParameterError`:
+the library's errors that are also ``pyspiel.SpielError``, as OpenSpiel raises for its own
+games (as it does itself for an unknown parameter name or a value of the wrong type).
+
+**Exact algorithms.**  Kwartet can go round in circles, so only ``max_asks`` bounds the
+tree: at the defaults ``get_all_states`` recurses past Python's limit, and no tabular
+algorithm could hold the tree anyway.  Three players, one family and a few asks are small
+enough: ``{"players": 3, "families": 1, "max_asks": 4}`` has 19,060 states (4,968 decision
+nodes, 2,322 information states) and OpenSpiel's ``get_all_states``, ``cfr.CFRSolver``
+and ``exploitability.nash_conv`` run on it in seconds (``max_asks=6``: 252,340 states,
+about 13 times slower).  The game is constant-sum (the win shares sum to 1) with three or
+more players, so use ``nash_conv`` (``exploitability.exploitability`` is for two players
+only).  ``experiments/openspiel_exploitability.py`` measures the library's agents there.
 
 Chance deals as :meth:`~kwartet_epistemic.Game.deal` does: the first chance node picks the
 dealer (each seat 1/n), then the cards are dealt one at a time from the dealer's left, each
@@ -22,7 +39,7 @@ likely, so every deal is: a deal with hand sizes h_1..h_n is dealt by exactly h_
 orderings, the same number for every deal of those sizes (uneven hands included: the
 seats left of the dealer get the extra cards, as in the referee).  With ``dealing="equal"``
 (the ``dutch`` preset) the undealt rest is set aside face down.  Rules with a draw pile
-(``fish``) or Memory Kwartet are refused with :class:`~kwartet_epistemic.RuleOptionError`:
+(``fish``) or Memory Kwartet are refused with :class:`RuleParameterError`:
 their private draws and turned cards would need chance nodes in the middle of play and an
 exact resampler of who drew what, which this module does not have.
 
@@ -90,8 +107,10 @@ from kwartet_epistemic.rules import RuleSet
 __all__ = [
     "GAME_NAME",
     "SEATS",
+    "GameParameterError",
     "KwartetGame",
     "KwartetState",
+    "RuleParameterError",
     "action_of",
     "ask_of",
     "core_game",
@@ -129,6 +148,30 @@ _GAME_TYPE = pyspiel.GameType(
     provides_observation_tensor=True,
     parameter_specification=dict(_DEFAULTS),
 )
+
+
+class GameParameterError(GameSetupError, pyspiel.SpielError):
+    """A bad ``python_kwartet`` parameter (players, deck, families, max_asks): both the
+    library's :class:`~kwartet_epistemic.GameSetupError` and ``pyspiel.SpielError``, which
+    OpenSpiel raises for a bad parameter of its own games (so code that loads games by
+    name catches it either way).
+
+    >>> try:
+    ...     pyspiel.load_game("python_kwartet", {"players": 9})
+    ... except pyspiel.SpielError as error:
+    ...     print(type(error).__name__, error)
+    GameParameterError python_kwartet players=9: expected a whole number from 3 to 6
+    """
+
+
+class RuleParameterError(RuleOptionError, pyspiel.SpielError):
+    """A bad ``python_kwartet`` ``preset`` or ``options``, or rules the game cannot play:
+    both the library's :class:`~kwartet_epistemic.RuleOptionError` and
+    ``pyspiel.SpielError``.
+
+    >>> isinstance(RuleParameterError("x"), (kw.KwartetError, pyspiel.SpielError))
+    True
+    """
 
 
 # ----- settings -----------------------------------------------------------------------
@@ -209,7 +252,14 @@ class _Setup:
         preset, options = values["preset"], values["options"]
         if not isinstance(options, str):
             raise RuleOptionError(f"python_kwartet options={short(options)}: expected text")
-        self.rules = RuleSet.preset(preset).replace(**_read_options(options))
+        try:
+            self.rules = RuleSet.preset(preset).replace(**_read_options(options))
+        except RuleOptionError as error:
+            if str(error).startswith(GAME_NAME):
+                raise
+            raise RuleOptionError(
+                f"python_kwartet preset={short(preset)} options={short(options)}: {error}"
+            ) from None
         if self.rules.draw_pile or self.rules.memory_cards:
             raise RuleOptionError(
                 f"python_kwartet rules {self.rules.name}: a draw pile or Memory Kwartet is not "
@@ -420,12 +470,16 @@ class KwartetGame(pyspiel.Game):
     >>> KwartetGame({"preset": "fish"})
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.RuleOptionError: python_kwartet rules fish: a draw pile ...
+    kwartet_epistemic.interop.openspiel_game.RuleParameterError: python_kwartet rules fish: a draw pile ...
     """
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        self.setup = _Setup(dict(params or {}))
-        setup = self.setup
+        try:
+            setup = _Setup(dict(params or {}))
+        except RuleOptionError as error:
+            raise RuleParameterError(str(error)) from None
+        except KwartetError as error:
+            raise GameParameterError(str(error)) from None
         n_cards = len(setup.deck)
         info = pyspiel.GameInfo(
             num_distinct_actions=setup.n * n_cards,
@@ -434,9 +488,28 @@ class KwartetGame(pyspiel.Game):
             min_utility=0.0,
             max_utility=1.0,
             utility_sum=1.0,
-            max_game_length=setup.max_asks + setup.to_deal + 1,
+            # OpenSpiel counts decisions only: chance outcomes (the dealer and the
+            # dealt cards) are max_chance_nodes_in_history's.
+            max_game_length=setup.max_asks,
         )
         super().__init__(_GAME_TYPE, info, dict(setup.params))
+        self.setup = setup
+
+    def __repr__(self) -> str:
+        # A traceback through a failed __init__ shows this object before OpenSpiel's
+        # part exists, and OpenSpiel's own repr would then crash the interpreter.
+        if "setup" not in vars(self):
+            return "<python_kwartet game, not set up>"
+        return str(self)
+
+    def max_chance_nodes_in_history(self) -> int:
+        """The chance nodes of any history: the dealer's, then one per dealt card.
+
+        >>> game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 2})
+        >>> game.max_chance_nodes_in_history(), game.max_game_length(), game.max_history_length()
+        (9, 5000, 5009)
+        """
+        return self.setup.to_deal + 1
 
     def new_initial_state(self) -> KwartetState:
         """A state before the deal (a chance node choosing the dealer)."""
@@ -524,7 +597,21 @@ class KwartetState(pyspiel.State):
         """A state ``player_id`` cannot tell from this one, drawn exactly uniformly among
         them: the hidden cards come from the library's counting engine
         (:meth:`~kwartet_epistemic.EpistemicState.sample_worlds` on the player's view),
-        the record is replayed on that deal.  ``probability_sampler()`` seeds the draw."""
+        and the state is built by applying the sampled deal as chance outcomes and then
+        the recorded asks, so its ``history()``, ``move_number()`` and serialisation
+        agree with its information state.  ``probability_sampler()`` seeds the draw.
+
+        >>> game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 2})
+        >>> state = game.new_initial_state()
+        >>> for action in [0, 3, 1, 2, 0, 7, 5, 6, 4]:
+        ...     state.apply_action(action)
+        >>> state.apply_action(state.legal_actions()[0])
+        >>> other = state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        >>> len(other.history()), other.move_number() == state.move_number()
+        (10, True)
+        >>> other.information_state_string(1) == state.information_state_string(1)
+        True
+        """
         seed = int(float(probability_sampler()) * 2**53)
         rng = np.random.default_rng(seed)
         core = self._core
@@ -532,9 +619,7 @@ class KwartetState(pyspiel.State):
             return self._resample_deal(player_id, rng)
         view = core.game.view(core.setup.names[player_id])
         (world,) = knowledge(view).sample_worlds(view.player, 1, rng)
-        other = self.get_game().new_initial_state()
-        other._core = _core_from_world(core, world)
-        return other
+        return _replayed(self.get_game(), core.setup.names, core.game.record, world)
 
     def _resample_deal(self, player_id: int, rng: np.random.Generator) -> KwartetState:
         """During the deal: the player's own cards stay, the others' come from the rest."""
@@ -839,17 +924,29 @@ def state_from_world(game: KwartetGame, view: PlayerView, world: World) -> Kwart
     dealt_event = view.record[0]
     if type(dealt_event) is not Dealt:
         raise GameSetupError(f"{view.player}'s view: its record does not start with the deal")
-    hands = _dealt_hands(world, view.record, setup.deck)
+    return _replayed(game, names, view.record, world)
+
+
+def _replayed(
+    game: KwartetGame, names: Sequence[str], record: Sequence[Event], world: World
+) -> KwartetState:
+    """A new state of ``game``: the deal that leads to ``world`` under ``record`` (seats
+    named ``names``), applied as chance outcomes (the dealer, then each card from the
+    dealer's left), then every ask of ``record`` applied as an action."""
+    setup = game.setup
+    dealt_event = record[0]
+    assert type(dealt_event) is Dealt
+    hands = _dealt_hands(world, record, setup.deck)
     state = game.new_initial_state()
-    dealer = names.index(dealt_event.dealer)
+    dealer = list(names).index(dealt_event.dealer)
     state.apply_action(dealer)
     order = [sorted(hands[p]) for p in names]
     for k in range(setup.to_deal):
         state.apply_action(order[(dealer + 1 + k) % setup.n].pop(0))
     n_cards = len(setup.deck)
-    for event in view.record:
+    for event in record:
         if type(event) is Asked:
-            state.apply_action(names.index(event.target) * n_cards + event.card.index)
+            state.apply_action(list(names).index(event.target) * n_cards + event.card.index)
     return state
 
 

@@ -345,3 +345,122 @@ def test_the_old_module_path_still_works_and_warns() -> None:
         old = importlib.import_module("kwartet_epistemic.openspiel")
     assert old.KwartetGame is kos.KwartetGame and old.AgentBot is kob.AgentBot
     assert "python_kwartet" in [g.short_name for g in pyspiel.registered_games()]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_resampled_state_has_the_history_of_its_information_state(seed):
+    game = pyspiel.load_game("python_kwartet", {"players": 4, "families": 4})
+    rng = np.random.default_rng(seed)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    state = game.new_initial_state()
+    _play_randomly(state, rng, int(rng.integers(0, 40)))
+    for player in range(4):
+        other = state.resample_from_infostate(player, sampler)
+        assert len(other.history()) == len(state.history())
+        assert other.move_number() == state.move_number()
+        # the public moves are the same actions; the chance outcomes are the sampled deal
+        asks = len(state.history()) - 1 - 16
+        assert other.history()[16 + 1 :] == state.history()[16 + 1 :] and asks >= 0
+        assert other.history()[0] == state.history()[0]  # the dealer
+        for key in ("information_state_string", "information_state_tensor"):
+            assert getattr(other, key)(player) == getattr(state, key)(player)
+        again = game.deserialize_state(other.serialize())
+        assert again.history() == other.history()
+        assert again.information_state_string(player) == state.information_state_string(player)
+        assert kos.core_game(again).view("ABCD"[player]).record == (
+            kos.core_game(state).view("ABCD"[player]).record
+        )
+        if player == state.current_player():  # its own hand decides its asks
+            assert again.legal_actions() == state.legal_actions()
+
+
+@pytest.mark.parametrize(
+    "params, kind",
+    [
+        ({"players": 9}, "GameParameterError"),
+        ({"players": 2}, "GameParameterError"),
+        ({"deck": "nonsense"}, "GameParameterError"),
+        ({"families": 0}, "GameParameterError"),
+        ({"max_asks": -1}, "GameParameterError"),
+        ({"preset": "fish"}, "RuleParameterError"),
+        ({"preset": "nonsense"}, "RuleParameterError"),
+        ({"options": "bluffing"}, "RuleParameterError"),
+    ],
+)
+def test_bad_parameters_raise_what_openspiel_users_catch(params, kind):
+    value = str(next(iter(params.values())))
+    with pytest.raises(pyspiel.SpielError, match=f"python_kwartet.*{value}") as caught:
+        pyspiel.load_game("python_kwartet", params)
+    assert type(caught.value).__name__ == kind
+    assert isinstance(caught.value, kw.KwartetError)
+    assert "not set up" in repr(caught.traceback[-1].frame.f_locals["self"])
+    # OpenSpiel's own checks (an unknown name, a value of the wrong type) raise it too
+    with pytest.raises(pyspiel.SpielError):
+        pyspiel.load_game("python_kwartet", {"players": "nine"})
+
+
+def test_max_game_length_counts_decisions_and_chance_separately():
+    params = {"players": 3, "families": 1, "max_asks": 3}
+    game = pyspiel.load_game("python_kwartet", params)
+    assert game.max_game_length() == 3
+    assert game.max_chance_nodes_in_history() == 1 + 4
+    assert game.max_history_length() == 3 + 5
+    from open_spiel.python.algorithms import get_all_states
+
+    terminals = get_all_states.get_all_states(game, include_terminals=True).values()
+    players = [[m.player for m in s.full_history()] for s in terminals if s.is_terminal()]
+    decisions = [sum(p >= 0 for p in history) for history in players]
+    chances = [sum(p < 0 for p in history) for history in players]
+    assert max(decisions) == game.max_game_length()
+    assert max(chances) == game.max_chance_nodes_in_history()
+
+
+def test_openspiel_exact_algorithms_run_on_the_small_configuration():
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import cfr, exploitability, get_all_states
+
+    game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 1, "max_asks": 4})
+    assert game.get_type().utility == pyspiel.GameType.Utility.CONSTANT_SUM
+    assert game.utility_sum() == 1.0
+    states = get_all_states.get_all_states(game, include_terminals=True)
+    assert len(states) == 19_060 - (1 + 3 + 12 + 36 + 72)  # without the deal's chance nodes
+    assert all(math.isclose(sum(s.returns()), 1.0) for s in states.values() if s.is_terminal())
+    uniform = exploitability.nash_conv(game, policy.UniformRandomPolicy(game))
+    assert math.isclose(uniform, 0.263888888888889)
+    solver = cfr.CFRSolver(game)
+    for _ in range(2):  # the first iteration's average is the uniform policy
+        solver.evaluate_and_update_policy()
+    average = solver.average_policy()
+    assert len(average.state_lookup) == 2_322
+    assert 0 <= exploitability.nash_conv(game, average) < uniform
+    # exploitability() itself is for two players only: NashConv is the measure here
+    with pytest.raises(ValueError, match="2-player"):
+        exploitability.exploitability(game, average)
+
+
+def test_agent_policy_is_the_agents_choice_at_every_information_state():
+    from open_spiel.python.algorithms import exploitability
+
+    game = pyspiel.load_game("python_kwartet", {"players": 3, "families": 1, "max_asks": 4})
+    table = kob.agent_policy(game, ["greedy", "random", "knowledge"], samples=3, seed=1)
+    probabilities = table.action_probability_array
+    assert np.allclose(probabilities.sum(axis=1), 1.0)
+    for index, state in enumerate(table.states[:200]):
+        support = set(np.flatnonzero(probabilities[index]))
+        assert support <= set(state.legal_actions())
+        if state.current_player() == 0:  # greedy's choices (it breaks ties at random)
+            choices = {kob.AgentBot(game, 0, "greedy", seed=s).step(state) for s in range(12)}
+            assert support <= choices
+    # a pure policy that always takes the first legal ask is exploitable; the table is
+    # an OpenSpiel policy its algorithms measure
+    first = kob.agent_policy(game, "greedy")
+    for index, state in enumerate(first.states):
+        first.action_probability_array[index][:] = 0.0
+        first.action_probability_array[index][state.legal_actions()[0]] = 1.0
+    assert exploitability.nash_conv(game, first) > 0.3
+    assert exploitability.nash_conv(game, table) >= 0
+    for bad, message in [("genius", "unknown agent"), (["random"] * 2, "one per seat")]:
+        with pytest.raises(kw.GameSetupError, match=message):
+            kob.agent_policy(game, bad)
+    with pytest.raises(kw.GameSetupError, match="samples"):
+        kob.agent_policy(game, "random", samples=0)

@@ -364,8 +364,13 @@ def publish(step: Step, out: Path, target: Path) -> list[str]:
     rename); the names copied."""
     target.mkdir(parents=True, exist_ok=True)
     folder = out / step.name
-    # hidden names are temporaries of a save in progress (or of one a kill cut short)
-    sources = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    # hidden names are temporaries of a save in progress (or of one a kill cut short);
+    # a ".units" file is a resumable file's ledger, of use only to a resumed run
+    sources = sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file() and not p.name.startswith(".") and not p.name.endswith(".units")
+    )
     if not (folder / f"{step.name}.txt").exists():
         sources.append(out / f"{step.name}.txt")
     copied = []

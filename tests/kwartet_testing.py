@@ -212,3 +212,44 @@ def random_formula(
     if kind in (8, 9, 10):
         return (E, C, D)[kind - 8](group(), sub())
     return (Announce, AnnounceDual)[kind - 11](sub(), sub())
+
+
+# ----- processes (Linux: read from /proc) ---------------------------------------------
+
+
+def children_of(pid: int) -> list[int]:
+    """Every process whose parent is ``pid``, read from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # the command name, in parentheses, may hold spaces: the fields follow its last ")"
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (children, their children, ...), read from /proc."""
+    seen: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children_of(todo.pop()):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie has ended: only its parent's wait is missing)."""
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

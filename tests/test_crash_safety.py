@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kwartet_testing import descendants, process_alive
 
 import kwartet_epistemic as kw
 import kwartet_epistemic.files as files
@@ -369,42 +370,6 @@ POOL_RUN = textwrap.dedent(
 )
 
 
-def _children_of(pid: int) -> list[int]:
-    """Every process whose parent is ``pid``, read from /proc."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # the command name, in parentheses, may hold spaces: the fields follow its last ")"
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == pid:
-            found.append(int(entry.name))
-    return found
-
-
-def _descendants(pid: int) -> set[int]:
-    seen: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in _children_of(todo.pop()):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return seen
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"  # a zombie has ended; only its parent's wait is missing
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 def test_a_killed_tournament_leaves_no_worker_server_or_tracker_behind(tmp_path: Path) -> None:
     script = tmp_path / "run.py"
@@ -420,20 +385,20 @@ def test_a_killed_tournament_leaves_no_worker_server_or_tracker_behind(tmp_path:
         assert caller.stdout is not None and caller.stdout.readline().strip() == b"started"
         deadline = time.monotonic() + 60
         # the forkserver, its two workers and the resource tracker
-        while len(_descendants(caller.pid)) < 4 and time.monotonic() < deadline:
+        while len(descendants(caller.pid)) < 4 and time.monotonic() < deadline:
             time.sleep(0.1)
-        left = _descendants(caller.pid)
+        left = descendants(caller.pid)
         assert len(left) >= 4, "the pool did not start"
         caller.kill()
         caller.wait()
         deadline = time.monotonic() + 10
-        while any(_alive(pid) for pid in left) and time.monotonic() < deadline:
+        while any(process_alive(pid) for pid in left) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert [pid for pid in left if _alive(pid)] == []
+        assert [pid for pid in left if process_alive(pid)] == []
         # nobody holds the caller's output open any more: a reader sees its end
         caller.stdout.read()
     finally:
         caller.kill()
-        for pid in left | _descendants(caller.pid):
-            if _alive(pid):
+        for pid in left | descendants(caller.pid):
+            if process_alive(pid):
                 os.kill(pid, signal.SIGKILL)

@@ -21,15 +21,20 @@ ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 
-@pytest.fixture(scope="module")
-def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("sdist")
-    code = "import sys; from setuptools import build_meta as b; print(b.build_sdist(sys.argv[1]))"
+def built(hook: str, source: Path, out: Path) -> Path:
+    """What setuptools' PEP 517 ``hook`` (``build_sdist``, ``build_wheel``) builds from
+    ``source`` into ``out``, in a process of its own."""
+    code = f"import sys; from setuptools import build_meta as b; print(b.{hook}(sys.argv[1]))"
     done = subprocess.run(
-        [sys.executable, "-c", code, str(out)], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-c", code, str(out)], cwd=source, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return out / done.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built("build_sdist", ROOT, tmp_path_factory.mktemp("sdist"))
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +44,7 @@ def wheel(sdist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     with tarfile.open(sdist) as archive:
         archive.extractall(where, filter="data")
     (source,) = where.iterdir()
-    out = tmp_path_factory.mktemp("wheel")
-    code = "import sys; from setuptools import build_meta as b; print(b.build_wheel(sys.argv[1]))"
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(out)], cwd=source, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return out / done.stdout.strip().splitlines()[-1]
+    return built("build_wheel", source, tmp_path_factory.mktemp("wheel"))
 
 
 def package_files() -> set[str]:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from kwartet_testing import children_of
 
 from kwartet_epistemic import grading
 from kwartet_epistemic.cli import main
@@ -220,21 +221,6 @@ def test_jobs_grade_the_same_games_as_one_process(tmp_path: Path) -> None:
     assert failure.value.kind == "illegal"
 
 
-def _children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == pid:
-            found.append(int(entry.name))
-    return found
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_a_killed_grader_leaves_no_student_process(tmp_path: Path) -> None:
     path = _agent(tmp_path, _decide("while True:\n    pass\n"))
@@ -247,7 +233,7 @@ def test_a_killed_grader_leaves_no_student_process(tmp_path: Path) -> None:
     children: list[int] = []
     while time.monotonic() < deadline and not children:
         time.sleep(0.2)
-        children = _children_of(grader.pid)
+        children = children_of(grader.pid)
     assert children, "the grader started no student process"
     time.sleep(1.0)  # the student's decide is looping now
     os.kill(grader.pid, signal.SIGKILL)

@@ -6,6 +6,8 @@ slower).  The counting kernel is one translation unit that includes one file per
 algorithm from ``kwartet_epistemic/_kernel/``.
 """
 
+from glob import glob
+
 from setuptools import Extension, setup
 
 setup(
@@ -13,7 +15,7 @@ setup(
         Extension(
             "kwartet_epistemic._counting_kernel",
             ["kwartet_epistemic/_counting_kernel.c"],
-            depends=["kwartet_epistemic/_kernel/common.h"],
+            depends=sorted(glob("kwartet_epistemic/_kernel/*")),
             extra_compile_args=["-O3", "-std=c11"],
             optional=True,
         ),

@@ -23,6 +23,7 @@
  */
 #include "_kernel/common.h"
 #include "_kernel/family_table.c"
+#include "_kernel/open_families.c"
 #include "_kernel/factored.c"
 #include "_kernel/sparse.c"
 #include "_kernel/recount.c"
@@ -30,10 +31,11 @@
 
 static PyMethodDef methods[] = {
     {"programme", programme, METH_VARARGS,
-     "programme(cap, polys, wanted, wide, backward_out) -> count: the counting programme's "
-     "products, exact modulo 2^64 (or 2^128 when wide)."},
+     "programme(cap, polys, wanted, wide, backward_out[, closing]) -> count: the counting "
+     "programme's products, exact modulo 2^64 (or 2^128 when wide); closing (cards, ones, "
+     "dims_mask) multiplies the merged open families last."},
     {"factored", factored, METH_VARARGS,
-     "factored(cap, dim_of, families, wanted, wide, backward_out[, modulus]) -> count: programme() with "
+     "factored(cap, dim_of, families, wanted, wide, backward_out[, modulus[, closing]]) -> count: programme() with "
      "families given as sums of products of one linear form per card, where that is faster."},
     {"sparse", sparse, METH_VARARGS,
      "sparse(cap, polys, wanted, wide, budget, max_states) -> count or None: programme() on "

@@ -13,6 +13,7 @@ def programme(
     wanted: Sequence[tuple[int, Any, Any]],
     wide: bool,
     backward_out: Any | None,
+    closing: tuple[int, ...] | None = None,
 ) -> int: ...
 def sparse(
     cap: tuple[int, ...],
@@ -30,6 +31,7 @@ def factored(
     wide: bool,
     backward_out: Any | None,
     modulus: int = 0,
+    closing: tuple[int, ...] | None = None,
 ) -> int: ...
 
 # ryser: with a negative budget, only its work (known before any of it is done).

@@ -306,19 +306,21 @@ static void table_marginals(const Layout *L, const char *head, const Box *hbox, 
  * backward_out: None, or a writable int64 buffer of (n + 1) * size items that receives
  * the backward tables (narrow only; table i counts the ways of families i.. to use
  * exactly a vector, read at capacities still to fill).
+ * closing (optional): None, or (cards, ones, dims_mask), the merged families nobody has
+ * asked about multiplied last (see _kernel/open_families.c); not with backward_out.
  */
 static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *fam_obj,
                                PyObject *wanted_obj, int wide, PyObject *backward_obj,
-                               uint64_t P);
+                               uint64_t P, PyObject *closing_obj);
 
 static PyObject *programme(PyObject *self, PyObject *args) {
     /* factored() with use-vector tables only: the same products on the same boxes. */
-    PyObject *cap_obj, *polys_obj, *wanted_obj, *backward_obj;
+    PyObject *cap_obj, *polys_obj, *wanted_obj, *backward_obj, *closing_obj = NULL;
     int wide;
-    if (!PyArg_ParseTuple(args, "O!O!O!pO", &PyTuple_Type, &cap_obj, &PyList_Type, &polys_obj,
-                          &PyList_Type, &wanted_obj, &wide, &backward_obj))
+    if (!PyArg_ParseTuple(args, "O!O!O!pO|O", &PyTuple_Type, &cap_obj, &PyList_Type, &polys_obj,
+                          &PyList_Type, &wanted_obj, &wide, &backward_obj, &closing_obj))
         return NULL;
-    return run_programme(cap_obj, NULL, polys_obj, wanted_obj, wide, backward_obj, 0);
+    return run_programme(cap_obj, NULL, polys_obj, wanted_obj, wide, backward_obj, 0, closing_obj);
 }
 
 

@@ -342,21 +342,22 @@ DEFINE_FACTORED(uint64_t, m64, MOD_ADD, MOD_MUL, MOD_COEF)
  * counts, [4, n_slots], low words then high words when wide).
  */
 static PyObject *factored(PyObject *self, PyObject *args) {
-    PyObject *cap_obj, *dim_obj, *fam_obj, *wanted_obj, *backward_obj;
+    PyObject *cap_obj, *dim_obj, *fam_obj, *wanted_obj, *backward_obj, *closing_obj = NULL;
     int wide;
     unsigned long long modulus = 0;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!pO|K", &PyTuple_Type, &cap_obj, &PyTuple_Type, &dim_obj,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!pO|KO", &PyTuple_Type, &cap_obj, &PyTuple_Type, &dim_obj,
                           &PyList_Type, &fam_obj, &PyList_Type, &wanted_obj, &wide, &backward_obj,
-                          &modulus))
+                          &modulus, &closing_obj))
         return NULL;
-    return run_programme(cap_obj, dim_obj, fam_obj, wanted_obj, wide, backward_obj, modulus);
+    return run_programme(cap_obj, dim_obj, fam_obj, wanted_obj, wide, backward_obj, modulus,
+                         closing_obj);
 }
 
 /* The programme behind programme() and factored(); dim_obj NULL: no slots (every family
  * a use-vector table). */
 static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *fam_obj,
                                PyObject *wanted_obj, int wide, PyObject *backward_obj,
-                               uint64_t P) {
+                               uint64_t P, PyObject *closing_obj) {
     if (P && (wide || backward_obj != Py_None || P < 2 || P >= ((uint64_t)1 << 62))) {
         PyErr_SetString(PyExc_ValueError,
                         "modulus: a prime below 2^62, with narrow tables and no backward tables");
@@ -384,9 +385,10 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
     Py_ssize_t *n_terms = calloc((size_t)n + 1, sizeof(Py_ssize_t));
     int *free_of = calloc((size_t)n + 1, sizeof(int));
     Buf *bufs = calloc(2 * (size_t)n + 2 * (size_t)n_wanted + 2, sizeof(Buf));
-    Box *fbox = calloc((size_t)n + 1, sizeof(Box));
-    Box *bbox = calloc((size_t)n + 1, sizeof(Box));
-    char *forward = NULL, *backward = NULL, *scratch = NULL;
+    Box *fbox = calloc((size_t)n + 2, sizeof(Box));
+    Box *bbox = calloc((size_t)n + 2, sizeof(Box));
+    char *forward = NULL, *backward = NULL, *scratch = NULL, *closing_w = NULL;
+    Closing closing;
     PyObject *result = NULL;
     Buf back_buf = {.held = 0};
     void *rest = NULL;
@@ -441,7 +443,12 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
             poly_bounds(&L, &polys[f]);
         }
     }
-    set_boxes(&L, polys, n, fbox, bbox);
+    if (parse_closing(closing_obj, &L, &closing, &polys[n]) < 0) goto done;
+    if (closing.on && (P || backward_obj != Py_None)) {
+        PyErr_SetString(PyExc_ValueError, "closing: not with a modulus or backward tables");
+        goto done;
+    }
+    set_boxes(&L, polys, n + closing.on, fbox, bbox);
     Py_ssize_t first_wanted = n;
     for (Py_ssize_t w = 0; w < n_wanted; w++) {
         PyObject *item = PyList_GET_ITEM(wanted_obj, w);
@@ -481,7 +488,13 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
     for (Py_ssize_t f = 0; f < n; f++) max_m = polys[f].m > max_m ? polys[f].m : max_m;
     if (max_m < 4 * n_slots) max_m = 4 * n_slots;
     rest = malloc(elem * (size_t)max_m);
-    if (!forward || !backward || !scratch || !rest) {
+    if (closing.on) closing_w = malloc(elem * (size_t)L.size);
+    if (!forward || !backward || !scratch || !rest || (closing.on && !closing_w)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (closing.on && (wide ? c128_closing_table(&L, &closing, (u128 *)closing_w)
+                            : c64_closing_table(&L, &closing, (uint64_t *)closing_w)) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -495,7 +508,9 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
         ((u128 *)FWD(0))[0] = 1;
     else
         ((uint64_t *)FWD(0))[0] = 1;
-    if (n >= bw_base) {
+    if (n >= bw_base && closing.on) {
+        memcpy(BWD(n), closing_w, elem * (size_t)L.size);
+    } else if (n >= bw_base) {
         memset(BWD(n), 0, elem * (size_t)L.size);
         if (wide)
             ((u128 *)BWD(n))[0] = 1;
@@ -586,7 +601,13 @@ static PyObject *run_programme(PyObject *cap_obj, PyObject *dim_obj, PyObject *f
         }
     }
     if (keep_backward) memcpy(back_buf.view.buf, backward, elem * (size_t)L.size * ((size_t)n + 1));
-    result = count_at_cap(FWD(n), &L, wide);
+    if (!closing.on)
+        result = count_at_cap(FWD(n), &L, wide);
+    else if (wide)
+        result = u128_to_int(c128_closing_count(&L, (u128 *)FWD(n), (u128 *)closing_w));
+    else
+        result = PyLong_FromUnsignedLongLong(
+            c64_closing_count(&L, (uint64_t *)FWD(n), (uint64_t *)closing_w));
 #undef SCRATCH
 #undef FWD
 #undef BWD
@@ -607,6 +628,7 @@ done:
     free(forward);
     free(backward);
     free(scratch);
+    free(closing_w);
     free(rest);
     return result;
 }

@@ -9,7 +9,8 @@
 - :mod:`.plan`: which exact algorithm runs, within which budget; one module each for
   the algorithms: :mod:`.dense` (the tables, in the kernel or NumPy), :mod:`.sparse`
   (maps of the reachable states), :mod:`.ryser` (Ryser's formula, no tables),
-  :mod:`.residues` (beyond 2^127, modulo primes), :mod:`.staged` (merged draws);
+  :mod:`.residues` (beyond 2^127, modulo primes), :mod:`.staged` (merged draws),
+  :mod:`.open_families` (the families nobody has asked about, one closing factor);
 - :mod:`.numbers`: primes and the Chinese remainder theorem for counts beyond 2^128.
 
 Every cache the engine keeps at module level is emptied by one :func:`clear`.

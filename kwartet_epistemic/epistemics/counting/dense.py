@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - depends on the install
 __all__ = [
     "FactoredPlan",
     "KernelRequests",
+    "copy_marginals",
     "gather_marginals",
     "kernel_count",
     "kernel_requests",
@@ -100,6 +101,12 @@ def gather_marginals(
         high = out[half:].view(np.uint64).astype(object)
         first = tables[position].cards[0]
         origins[first : first + 4] = ((high << 64) | low).reshape(4, n_slots)
+    copy_marginals(copies, origins)
+
+
+def copy_marginals(copies: list[tuple[FamilyPoly, FamilyPoly]], origins: np.ndarray) -> None:
+    """Give the copies (families with a representative's table) their representative's
+    rows of ``origins``."""
     for table, representative in copies:
         first, source = table.cards[0], representative.cards[0]
         origins[first : first + 4] = origins[source : source + 4]
@@ -112,10 +119,13 @@ def kernel_count(
     wide: bool,
     keep_backward: bool,
     plan: FactoredPlan | None,
+    closing: tuple[int, ...] | None = None,
 ) -> tuple[int, list[np.ndarray] | None]:
     """The dense programme in the kernel, the tables in the order given (the marginals
     of ``requests``; with ``plan``, the families it names multiplied in their factored
-    form): the count and, with ``keep_backward``, the backward tables (64-bit only)."""
+    form; with ``closing``, the merged open families multiplied last, see
+    :mod:`.open_families`): the count and, with ``keep_backward``, the backward tables
+    (64-bit only)."""
     assert _kernel is not None
     cap = programme.cap
     backward = None
@@ -123,7 +133,7 @@ def kernel_count(
         backward = np.empty((len(tables) + 1) * programme.size, dtype=np.int64)
     if plan is None:
         polys = [(t.vectors, t.weights) for t in tables]
-        count = _kernel.programme(cap, polys, requests, wide, backward)
+        count = _kernel.programme(cap, polys, requests, wide, backward, closing)
     else:
         families = [
             (table.vectors, table.weights) if entry is None else entry
@@ -133,7 +143,9 @@ def kernel_count(
             (position, None if plan[position] is not None else card_slot, out)
             for position, card_slot, out in requests
         ]
-        count = _kernel.factored(cap, programme.dim_key, families, mixed, wide, backward)
+        count = _kernel.factored(
+            cap, programme.dim_key, families, mixed, wide, backward, 0, closing
+        )
     kept = None
     if backward is not None:
         shape = tuple(c + 1 for c in cap)

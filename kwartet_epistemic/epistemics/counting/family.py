@@ -315,6 +315,40 @@ class FamilyPoly:
         return self._free
 
     @cached_property
+    def open_form(self) -> tuple[int, int, int] | None:
+        """``(R, k, T)`` where the family is open: its ``k`` free cards each from the same
+        slots ``R`` (a mask), its other cards from one slot each, and no clause but, for
+        each slot of ``T`` (a mask, 0 for none), that its free cards are not all there
+        (its polynomial is then ``L^k`` less the ``k``-th powers of T's slots, and merges
+        with the other open families': :mod:`.open_families`); else None."""
+        masks = self.option_masks()
+        free = self._free
+        shared = {masks[k] for k in free}
+        fixed = [k for k in range(len(masks)) if k not in free]
+        if len(shared) != 1 or any(masks[k] & (masks[k] - 1) for k in fixed):
+            return None
+        slots = shared.pop()
+        held = 0
+        for clause in self._clauses:
+            conditions = clause.conditions
+            if clause.kind != "notall" or IGNORED in conditions:
+                return None
+            if not all(conditions[k] & masks[k] for k in fixed):
+                continue  # a seen card surely not with the player: always true
+            if any(conditions[k] & masks[k] != masks[k] for k in fixed):
+                return None
+            where = {conditions[k] & slots for k in free}
+            if 0 in where:
+                continue  # a free card never with the player: always true
+            if len(where) != 1:
+                return None
+            slot = where.pop()
+            if slot & (slot - 1):
+                return None  # a player of several slots
+            held |= slot
+        return slots, len(free), held
+
+    @cached_property
     def factored(self) -> tuple[int, np.ndarray, int] | None:
         """The polynomial as :func:`factor_terms` rows for the kernel: ``(free mask,
         int64 rows, passes)`` with ``passes`` the number of table passes a product

@@ -54,7 +54,7 @@ def limit_from_environment(name: str, environ: Mapping[str, str] | None = None) 
     return None
 
 
-_CHOICES = ("factored", "sparse", "staged", "ryser")
+_CHOICES = ("factored", "sparse", "staged", "ryser", "merge_open")
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,10 @@ class CountingOptions:
     - ``ryser``: counts and location counts by Ryser's formula (inclusion-exclusion over
       the slots' places, no tables): None where its work, known up front, is below the
       dense tables', True wherever it applies (no budget), False never;
+    - ``merge_open``: multiply the families nobody has asked about as one closing factor
+      (a multinomial, one pass over a table instead of one per family and use vector,
+      see :mod:`~kwartet_epistemic.epistemics.counting.open_families`): None on tables
+      large enough for it to pay, True wherever there are some, False never;
     - ``memory_limit``: the most bytes the tables may take (None: nine tenths of the
       memory available at the moment of the count); above it a count raises
       :class:`~kwartet_epistemic.errors.ModelTooLargeError` before allocating anything.
@@ -96,6 +100,7 @@ class CountingOptions:
     sparse: bool | None = None
     staged: bool | None = None
     ryser: bool | None = None
+    merge_open: bool | None = None
     memory_limit: int | None = None
 
     def __post_init__(self) -> None:
@@ -221,7 +226,7 @@ def options(**changes: Any) -> contextlib.AbstractContextManager[CountingOptions
     ...     pass
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.KwartetError: counting option 'spares': expected one of kernel, factored, sparse, staged, ryser, memory_limit
+    kwartet_epistemic.errors.KwartetError: counting option 'spares': expected one of kernel, factored, sparse, staged, ryser, merge_open, memory_limit
     """
     return _Block(changes)
 

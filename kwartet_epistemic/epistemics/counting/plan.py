@@ -11,7 +11,9 @@ the options in force (:class:`~kwartet_epistemic.epistemics.counting.CountingOpt
   Ryser's formula (:mod:`.ryser`) or by merged draws (:mod:`.staged`);
 * otherwise the programme runs in the compiled kernel, on maps of the reachable states
   where few are reachable (:mod:`.sparse`), else on the dense tables (:mod:`.dense`),
-  with the families' factored forms after many draws; beyond 2^127 modulo primes
+  with the families nobody has asked about merged into one closing factor
+  (:mod:`.open_families`) and the families' factored forms after many draws; beyond
+  2^127 modulo primes
   (:mod:`.residues`); without the kernel in NumPy;
 * dense tables that would not fit in the memory limit are refused before they are
   allocated (:class:`~kwartet_epistemic.errors.ModelTooLargeError`, saying what the
@@ -39,6 +41,7 @@ import numpy as np
 
 from kwartet_epistemic.epistemics.counting.dense import (
     FactoredPlan,
+    copy_marginals,
     gather_marginals,
     kernel_count,
     kernel_requests,
@@ -50,6 +53,7 @@ from kwartet_epistemic.epistemics.counting.family import (
     kernel_available,
 )
 from kwartet_epistemic.epistemics.counting.numbers import primes_beyond
+from kwartet_epistemic.epistemics.counting.open_families import merge_open
 from kwartet_epistemic.epistemics.counting.options import (
     CountingOptions,
     memory_in_force,
@@ -85,6 +89,7 @@ _SPARSE_PASSES = 80  # a family's passes over the dense tables at most, without 
 _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entries
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
 _UNWEIGHED_NEED = 16 << 20  # smaller dense tables: not weighed against the memory free
+_MERGE_MIN_SIZE = 4096  # smaller tables: merging the open families saves less than it costs
 
 
 class Run:
@@ -321,7 +326,13 @@ def _run_in_kernel(
         tables = programme.tables
     else:
         tables, wanted, copies = programme.kernel_order(wanted)
-    asked = kernel_requests(tables, wanted, wide, origins)
+    merge = None
+    if not keep_backward and (
+        options.merge_open or (options.merge_open is None and programme.size >= _MERGE_MIN_SIZE)
+    ):
+        merge = merge_open(
+            tables, wanted, programme.dim_key, programme.size, memory_in_force(options) // 4
+        )
     count: int | None = None
     backward = None
     if (
@@ -334,16 +345,31 @@ def _run_in_kernel(
         limit = _UNWEIGHED_NEED
     else:
         limit = memory_in_force(options)  # read once (by default it reads /proc/meminfo)
-    if not keep_backward:
+    # Without draws the open families fill the maps' box: merged, the dense tables win
+    # (unless the options ask for the maps).
+    if not keep_backward and (options.sparse or merge is None or programme.draws > 0):
+        asked = kernel_requests(tables, wanted, wide, origins)
         budget = _sparse_budget(programme, options, tables, bool(wanted), need <= limit, limit)
         if budget is not None:
             count = sparse_count(programme, asked.requests, wide, *budget, tables=tables)
     if count is None:
         count_only = not wanted and not keep_backward
         check_memory(programme, options, need, limit, count_only)
+        closing = None
+        if merge is not None:
+            tables, wanted, closing = merge.tables, merge.wanted, merge.closing
+        asked = kernel_requests(tables, wanted, wide, origins)
         plan = factored_plan(programme, options, tables)
-        count, backward = kernel_count(programme, tables, asked.requests, wide, keep_backward, plan)
-    gather_marginals(asked, tables, wanted, copies, origins, programme.n_slots)
+        count, backward = kernel_count(
+            programme, tables, asked.requests, wide, keep_backward, plan, closing
+        )
+    else:
+        merge = None  # the maps counted every family
+    gather_marginals(asked, tables, wanted, [], origins, programme.n_slots)
+    if origins is not None:
+        if merge is not None:
+            merge.fill(origins, count)
+        copy_marginals(copies, origins)
     return Run(count, backward)
 
 

@@ -19,6 +19,8 @@ OPTIONS = [
     CountingOptions(factored=True, sparse=False),
     CountingOptions(sparse=True, ryser=False, staged=False),
     CountingOptions(ryser=True, staged=True),
+    CountingOptions(merge_open=True, sparse=False),
+    CountingOptions(merge_open=False),
 ]
 
 

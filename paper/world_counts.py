@@ -1,8 +1,11 @@
 """World counts at the deal and the size of the counting programme.
 
 For the 32-card and 52-card decks and 3 to 6 players (all cards dealt, publisher rules,
-deal seed 0): the number of deals (a multinomial), the public worlds at the deal (deals
-without a complete family in one hand), player A's worlds, and the counting programme's
+deal seed 0): the number of deals (a multinomial over the dealt hand sizes), the cards
+still hidden once the families dealt complete are laid down (with seed 0, A lays down
+the jacks at once when 32 cards go to 3 players), the public worlds at the deal (the
+ways of dealing those cards without a complete family in one hand), player A's worlds,
+and the counting programme's
 size: its dimensions (slots with room, less the implied one) and its number of states
 (the product of capacity + 1 over the dimensions), publicly and for A's view; and the
 median CPU time of one public count over 5 repeats.  The counts are exact integers from
@@ -55,14 +58,18 @@ def measure(cards: int, players: int, repeats: int = 5) -> dict[str, int | float
     view = game.view("A")
     info = private_info(game.deck, "A", view.hand, view.record)
     mine = WorldCounter(history, [info])
-    sizes = [len(game.hand(p)) for p in game.players]
+    # The deal's hand sizes, as the record announces them: a family dealt complete is
+    # laid down at once, after which the hands are smaller (the worlds range over the
+    # cards still hidden).
+    dealt = next(e for e in game.record if isinstance(e, kw.events.Dealt)).hand_sizes
     deals = math.factorial(cards)
-    for n in sizes:
+    for n in dealt:
         deals //= math.factorial(n)
     return {
         "cards": cards,
         "players": players,
         "deals": deals,
+        "hidden": sum(len(game.hand(p)) for p in game.players),
         "public": public.count,
         "mine": mine.count,
         "dims": len(public.dims),
@@ -93,7 +100,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, int | float]]:
     assert small == 34_032, small
     rows = [measure(cards, p) for cards in (32, 52) for p in (3, 4, 5, 6)]
     lines = ["world counts at the deal (all cards dealt, publisher rules, seed 0)",
-             "cards players deals public_worlds A_worlds dims states A_dims A_states ms"]  # fmt: skip
+             "cards players deals hidden public_worlds A_worlds dims states A_dims A_states ms"]  # fmt: skip
     macros = {"kwWorldsExample": _latex.fmt(small, 0)}
     for r in rows:
         lines.append(" ".join(str(round(v, 3)) for v in r.values()))
@@ -116,6 +123,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, int | float]]:
             str(r["cards"]),
             str(r["players"]),
             f"${_latex.fmt(int(r['deals']), 0)}$",
+            str(r["hidden"]),
             f"${_latex.fmt(int(r['public']), 0)}$",
             f"${_latex.fmt(int(r['mine']), 0)}$",
             f"{r['dims']} / {r['mine_dims']}",
@@ -129,7 +137,17 @@ def main(argv: list[str] | None = None) -> list[dict[str, int | float]]:
     _latex.write_table(
         out / "world_counts_table.tex",
         "paper/world_counts.py",
-        ["cards", "$p$", "deals", "public worlds", "A's worlds", "dims", "states", "ms (CPU)"],
+        [
+            "cards",
+            "$p$",
+            "deals",
+            "hidden",
+            "public worlds",
+            "A's worlds",
+            "dims",
+            "states",
+            "ms (CPU)",
+        ],  # fmt: skip
         table,
     )
     (out / "world_counts.txt").write_text("\n".join(lines) + "\n")

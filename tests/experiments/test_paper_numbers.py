@@ -3,6 +3,7 @@ files that paper/paper.tex reads, and the TeX outputs of the experiment scripts.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from pathlib import Path
@@ -47,6 +48,45 @@ def test_world_counts_match_the_counter_and_the_cost_bound(tmp_path):
         r = module.measure(cards, players, repeats=1)
         slots = r["dims"] + 1
         assert r["states"] <= (cards / slots + 1) ** (slots - 1)
+
+
+def _deals_without_a_quartet(hands: list[int]) -> int:
+    """The ways of dealing 4F cards of F families into hands of these sizes with no
+    family complete in one hand, by inclusion-exclusion over the families a hand is
+    made to hold whole (j_p of them with player p): independent of the counting
+    engine's programme."""
+    families = sum(hands) // 4
+    total = 0
+    for whole in itertools.product(*(range(h // 4 + 1) for h in hands)):
+        taken = sum(whole)
+        if taken > families:
+            continue
+        chosen = math.factorial(families) // (
+            math.prod(math.factorial(j) for j in whole) * math.factorial(families - taken)
+        )
+        rest = math.factorial(sum(hands) - 4 * taken) // math.prod(
+            math.factorial(h - 4 * j) for h, j in zip(hands, whole, strict=True)
+        )
+        total += (-1) ** taken * chosen * rest
+    return total
+
+
+@pytest.mark.parametrize(("cards", "players"), [(32, 3), (32, 4), (52, 3), (52, 6)])
+def test_table_one_against_an_independent_count(cards: int, players: int) -> None:
+    """Each row of the world-count table: the deals are the multinomial over the hand
+    sizes dealt (32 cards among 3 players: 11/10/11, before A lays down the jacks), the
+    public worlds are the deals of the cards still hidden without a complete family in
+    one hand."""
+    module = load_script("paper/world_counts.py", "world_counts_independent")
+    row = module.measure(cards, players, repeats=1)
+    dealt = [cards // players + (1 if i < cards % players else 0) for i in range(players)]
+    assert row["deals"] == math.factorial(cards) // math.prod(math.factorial(h) for h in dealt)
+    game = kw.Game.deal(module.deck_of(cards), module.NAMES[:players], seed=0)
+    hands = [len(game.hand(p)) for p in game.players]
+    assert row["hidden"] == sum(hands)
+    assert row["public"] == _deals_without_a_quartet(hands)
+    if (cards, players) == (32, 3):
+        assert row["hidden"] == 28 and f"{row['deals']:.1e}" == "4.6e+13"
 
 
 def test_world_counts_script_writes_macros_the_paper_uses(tmp_path):

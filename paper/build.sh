@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build paper/paper.pdf from paper.tex with latexmk (issue 14).
+# Build paper/paper.pdf (LNCS, llncs.cls) from paper.tex with latexmk.
 #
 #   paper/build.sh            # install TeX when latexmk is missing, then build
 #   paper/build.sh --clean    # remove the build products (latexmk -C)
@@ -11,9 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(latexmk texlive-latex-recommended texlive-fonts-recommended poppler-utils)
+PACKAGES=(latexmk texlive-latex-recommended texlive-fonts-recommended texlive-publishers poppler-utils)
 
-if ! command -v latexmk >/dev/null 2>&1 || ! command -v pdflatex >/dev/null 2>&1; then
+if ! command -v latexmk >/dev/null 2>&1 || ! command -v pdflatex >/dev/null 2>&1 \
+    || ! kpsewhich llncs.cls >/dev/null 2>&1; then
     echo "build.sh: latexmk or pdflatex missing; installing ${PACKAGES[*]}" >&2
     if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo); fi
     "${SUDO[@]}" apt-get update -qq

@@ -170,7 +170,7 @@ def main() -> None:
         reference = json.loads(REFERENCE.read_text())["positions"][0]["worlds"]
         expected = [reference["public"]] + [reference[p] for p in players]
         assert final == expected, (final, expected)
-        print(f"Final counts {final} equal reference position 0 (brute force over every deal).")
+        print(f"Final counts {final} = reference position 0 (brute force over every deal).")
     complete_family_rule_example()
 
 

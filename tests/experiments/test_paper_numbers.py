@@ -141,3 +141,17 @@ def test_exact_vs_facts_agents_table_counts_each_agent(tmp_path):
     path = module.agents_table([row], tmp_path)
     body = [line for line in path.read_text().splitlines() if line.endswith("\\\\")]
     assert body[1] == "4 \\texttt{random} & 12 & 4.3 & [4.1, 4.4] & 5.0 & [4.8, 5.2] \\\\"
+
+
+def test_paper_readme_names_only_labels_the_paper_has() -> None:
+    """paper/README.md says where each generated file appears by the paper's LaTeX
+    labels; every one it names must exist (numbers change as floats move)."""
+    sources = [ROOT / "paper" / "paper.tex", *sorted((ROOT / "paper" / "sections").glob("*.tex"))]
+    labels = set()
+    for source in sources:
+        labels |= set(re.findall(r"\\label\{([^}]+)\}", source.read_text()))
+    readme = (ROOT / "paper" / "README.md").read_text()
+    named = set(re.findall(r"`((?:tab|fig|sec|app):[^`]+)`", readme))
+    assert named, "the README names no label"
+    assert named <= labels, sorted(named - labels)
+    assert not re.search(r"\((?:Table|Fig\.|Figs\.|Sec\.) ?\d", readme)

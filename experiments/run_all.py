@@ -202,6 +202,12 @@ STEPS: tuple[Step, ...] = (
          _s("--games", "8", "--jobs", "1", "--out", "{dir}"),
          _s("--jobs", "2", "--out", "{dir}"),
          outputs=("experiment_1.csv", "strength_numbers.tex", "strength_table.tex")),
+    # Reads the stored games of folk_tips, ladder, leakage, strength and exact_vs_facts:
+    # after them in a full run (its --data is the folder they published to).
+    Step("statistics_review", "experiments/statistics_review.py",
+         _s("--bootstrap", "50", "--out", "{dir}"), _s("--out", "{dir}"),
+         outputs=("statistics_review.txt", "statistics_review_numbers.tex",
+                  "statistics_review_table.tex")),
     # The paper's own scripts: the numbers of its sections 3-6 and its first figures.
     Step("paper_knowledge_figure", "paper/knowledge_figure.py", _s("--out", "{dir}"),
          _s("--out", "{dir}"), outputs=("knowledge_figure_numbers.tex", "knowledge_progress.pdf",

@@ -155,15 +155,19 @@ def write_table(
 ) -> Path:
     """Write a booktabs ``tabular`` (``align``: one letter per column, default ``l`` then
     ``r``) with ``header`` and ``rows``; cells are TeX already (use :func:`escape` on
-    plain text)."""
+    plain text).  A row of one cell spans the table (a heading for the rows below it)."""
     columns = len(header)
-    if any(len(row) != columns for row in rows):
-        raise ValueError(f"table rows: expected {columns} cells in every row")
+    if any(len(row) not in (1, columns) for row in rows):
+        raise ValueError(f"table rows: expected {columns} cells in every row, or 1 (a heading)")
     spec = align or "l" + "r" * (columns - 1)
     lines = provenance(script)
     lines += [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(header) + " \\\\",
               "\\midrule"]  # fmt: skip
-    lines += [" & ".join(row) + " \\\\" for row in rows]
+    lines += [
+        (" & ".join(row) if len(row) == columns else f"\\multicolumn{{{columns}}}{{l}}{{{row[0]}}}")
+        + " \\\\"
+        for row in rows
+    ]
     lines += ["\\bottomrule", "\\end{tabular}"]
     target = Path(path)
     _write(target, lines)

@@ -42,9 +42,12 @@ def test_table_rows_must_match_the_header(tmp_path):
     path = latex.write_table(tmp_path / "t.tex", "s", ["agent", "share"], [["a\\_b", "0.5"]])
     body = path.read_text()
     assert "\\begin{tabular}{lr}" in body and "a\\_b & 0.5 \\\\" in body
-    with pytest.raises(ValueError, match="expected 2 cells"):
-        latex.write_table(tmp_path / "u.tex", "s", ["a", "b"], [["1"]])
+    with pytest.raises(ValueError, match="expected 3 cells"):
+        latex.write_table(tmp_path / "u.tex", "s", ["a", "b", "c"], [["1", "2"]])
     assert not (tmp_path / "u.tex").exists()
+    # a row of one cell is a heading across the table
+    path = latex.write_table(tmp_path / "v.tex", "s", ["a", "b"], [["group"], ["1", "2"]])
+    assert "\\multicolumn{2}{l}{group} \\\\" in path.read_text()
 
 
 def test_fmt_refuses_what_is_not_a_finite_number():

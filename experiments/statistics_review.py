@@ -349,7 +349,11 @@ def short_name(test: Test) -> str:
         return f"{tip} ({setting})"
     if test.family == "leakage":
         rules, twins = test.name.split(": ")
-        twins = twins.replace("tips[remember,", "+").replace("]", "").replace("tips[remember", "remember")
+        twins = (
+            twins.replace("tips[remember,", "+")
+            .replace("]", "")
+            .replace("tips[remember", "remember")
+        )
         return twins + (" (bluffing)" if rules == "bluffing" else "")
     return test.name
 

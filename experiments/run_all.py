@@ -202,6 +202,11 @@ STEPS: tuple[Step, ...] = (
          _s("--games", "8", "--jobs", "1", "--out", "{dir}"),
          _s("--jobs", "2", "--out", "{dir}"),
          outputs=("experiment_1.csv", "strength_numbers.tex", "strength_table.tex")),
+    # SMCDEL's side runs where it is built (shared/tools/smcdel/build.sh); else ours only.
+    Step("benchmark_family", "experiments/benchmark_family.py",
+         _s("--quick", "--players", "3", "--out", "{dir}"), _s("--out", "{dir}"),
+         outputs=("benchmark_family.txt", "benchmark_family.csv",
+                  "benchmark_family_numbers.tex")),
     # Reads the stored games of folk_tips, ladder, leakage, strength and exact_vs_facts:
     # after them in a full run (its --data is the folder they published to).
     Step("statistics_review", "experiments/statistics_review.py",

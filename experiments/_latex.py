@@ -36,6 +36,7 @@ import re
 import subprocess
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 from kwartet_epistemic.files import atomic_write_text
@@ -172,3 +173,34 @@ def write_table(
     target = Path(path)
     _write(target, lines)
     return target
+
+
+# The paper's figures are drawn at the size they are printed (LNCS: a 12.2 cm text
+# block, 17.5 cm of it on a page turned sideways), so that a font size given here is the
+# size on the page; the paper includes each at its natural width.
+TEXT_WIDTH_IN = 4.8
+SIDEWAYS_WIDTH_IN = 7.4
+FONT_PT = 8.0
+
+
+def paper_style() -> Any:
+    """A Matplotlib ``rc_context`` for figures printed at their natural size: every text
+    at :data:`FONT_PT` points (titles one point more), thin lines, a tight layout.
+
+    >>> with paper_style():
+    ...     import matplotlib
+    ...     matplotlib.rcParams["legend.fontsize"]
+    8.0
+    """
+    import matplotlib
+
+    size = FONT_PT
+    return matplotlib.rc_context({
+        "font.size": size, "axes.titlesize": size + 1, "axes.labelsize": size,
+        "xtick.labelsize": size, "ytick.labelsize": size, "legend.fontsize": size,
+        "legend.title_fontsize": size, "figure.titlesize": size + 1,
+        "lines.linewidth": 1.2, "axes.linewidth": 0.6, "xtick.major.width": 0.6,
+        "ytick.major.width": 0.6, "lines.markersize": 4, "legend.frameon": False,
+        "savefig.bbox": "standard", "figure.constrained_layout.use": True,
+        "pdf.fonttype": 42,
+    })  # fmt: skip

@@ -98,7 +98,7 @@ AGENTS = ("knowledge", "knowledge", "knowledge:facts", "knowledge:facts")
 SEATINGS = arrangements(AGENTS)
 CATEGORIES = ("family", "full hand", "pigeonhole", "rule", "counting")
 TITLES = {
-    "family": "the asker holds a card of that family (one family's facts, no counting)",
+    "family": "one family's facts alone",
     "full hand": "empty or fully known hand",
     "pigeonhole": "pigeonhole between players",
     "rule": "the no-complete-family rule",
@@ -713,44 +713,42 @@ def figure(
 
     shown = [r for r in table if r["rows"] >= max(1.0, 0.05 * table[0]["rows"])]
     turns = [r["turn"] for r in shown]
-    fig, (top, middle, bottom) = plt.subplots(
-        3, 1, figsize=(7, 8), sharex=True, gridspec_kw={"height_ratios": [3, 2, 3]}
-    )
+    with _latex.paper_style():
+        fig, (top, middle, bottom) = plt.subplots(
+            3, 1, figsize=(_latex.TEXT_WIDTH_IN, 5.6), sharex=True,
+            gridspec_kw={"height_ratios": [3, 2, 3.4]},
+        )  # fmt: skip
 
-    def share(r: dict[str, Any], k: str) -> float:
-        return r[k] / r["hidden"] if r["hidden"] else np.nan
+        def share(r: dict[str, Any], k: str) -> float:
+            return r[k] / r["hidden"] if r["hidden"] else np.nan
 
-    top.plot(turns, [share(r, "exact") for r in shown], label="exact epistemic state")
-    top.plot(turns, [share(r, "facts") for r in shown], label="fact list (facts)")
-    top.set_ylabel("share of the cards in\nother hands located")
-    top.set_ylim(0, 1)
-    top.legend(loc="upper left")
-    top.set_title(f"What exact reasoning locates that the fact list misses ({games} games)")
-    middle.plot(
-        turns,
-        [100 * r["extra"] / r["facts"] if r["facts"] else np.nan for r in shown],
-        color="black",
-    )
-    middle.set_ylabel("exact locates\n% more")
-    middle.set_ylim(bottom=0)
-    middle.grid(alpha=0.3)
-    base = np.zeros(len(shown))
-    for c in CATEGORIES:
-        values = np.array([r[f"extra_{c.replace(' ', '_')}"] for r in shown])
-        label = f"{TITLES[c]} ({shares.get(c, 0.0):.0%})"
-        bottom.fill_between(turns, base, base + values, label=label)
-        base = base + values
-    bottom.set_ylim(0, 1.7 * max(base.max(initial=0.0), 0.01))  # room for the legend above the data
-    bottom.set_ylabel("extra cards located\nper player")
-    bottom.set_xlabel(
-        "asks so far (means over the games still going; turns reached by 5% of the games)"
-    )
-    bottom.legend(
-        loc="upper left", fontsize=7, title="first test that locates it", title_fontsize=7
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    fig.savefig(path.with_suffix(".pdf"))
+        top.plot(turns, [share(r, "exact") for r in shown], label="exact epistemic state")
+        top.plot(turns, [share(r, "facts") for r in shown], label="fact list")
+        top.set_ylabel("share of the cards\nin other hands located")
+        top.set_ylim(0, 1)
+        top.legend(loc="upper left")
+        top.set_title(f"{games} games: exact state against the fact list")
+        middle.plot(
+            turns,
+            [100 * r["extra"] / r["facts"] if r["facts"] else np.nan for r in shown],
+            color="black",
+        )
+        middle.set_ylabel("exact locates\n% more")
+        middle.set_ylim(bottom=0)
+        middle.grid(alpha=0.3)
+        base = np.zeros(len(shown))
+        for c in CATEGORIES:
+            values = np.array([r[f"extra_{c.replace(' ', '_')}"] for r in shown])
+            label = f"{TITLES[c]} ({shares.get(c, 0.0):.0%})"
+            bottom.fill_between(turns, base, base + values, label=label)
+            base = base + values
+        # room for the legend above the data
+        bottom.set_ylim(0, 2.3 * max(base.max(initial=0.0), 0.01))
+        bottom.set_ylabel("extra cards located\nper player")
+        bottom.set_xlabel("asks so far (means over the games still going)")
+        bottom.legend(loc="upper left", title="first test that locates it")
+        fig.savefig(path, dpi=150)
+        fig.savefig(path.with_suffix(".pdf"))
     plt.close(fig)
 
 

@@ -419,51 +419,55 @@ def figure(out: Path, rows: Sequence[dict[str, Any]]) -> Path:
     }
     offsets = {("facts", "publisher"): -0.2, ("exact", "publisher"): -0.07,
                ("facts", "publisher+bluffing"): 0.07, ("exact", "publisher+bluffing"): 0.2}  # fmt: skip
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), width_ratios=(8, 6))
-    labelled: set[tuple[str, str]] = set()
-    for ax, (series, title) in zip(axes, panels, strict=True):
-        variants = [v for v in VARIANTS if any(r["series"] == series and r["variant"] == v
-                                               for r in rows)]  # fmt: skip
-        for row in rows:
-            if row["series"] != series:
-                continue
-            kind = (str(row["knowledge"]), str(row["rules"]))
-            colour, marker, filled = styles[kind]
-            x = variants.index(str(row["variant"])) + offsets[kind]
-            share, low, high = (float(row[k]) for k in ("win_share", "low", "high"))
-            label = None
-            if kind not in labelled:
-                label = f"{kind[0]} knowledge, {kind[1]} rules"
-                labelled.add(kind)
-            if float(row["changed"]) == 0.0:
-                ax.annotate("never fires", (x, high), textcoords="offset points", xytext=(0, 3),
-                            ha="center", va="bottom", fontsize=6, color="grey", rotation=90)  # fmt: skip
-            ax.errorbar(x, share, yerr=[[share - low], [high - share]], color=colour,
-                        marker=marker, markerfacecolor=colour if filled else "white",
-                        markersize=6, capsize=3, linestyle="none", label=label)  # fmt: skip
-        ax.axhline(FAIR, color="grey", linestyle="--", linewidth=1, label="fair share 1/4")
-        ax.margins(y=0.12)  # room for the "never fires" notes
-        ax.set_xticks(range(len(variants)))
-        ax.set_xticklabels(variants, rotation=30)
-        ax.set_xlim(-0.6, len(variants) - 0.4)
-        ax.set_title(title, fontsize=10)
-        ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel("win share of the tipped player (95% interval)")
-    axes[1].set_ylabel("(own scale)")
-    games = min(int(r["games"]) for r in rows)
-    fig.suptitle(f"Folk tips: one tipped player against three base players, {games} "
-                 "seat-rotated games per point", fontsize=11)  # fmt: skip
-    handles, labels = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
-    path = out / "folk_tips.png"
-    fig.savefig(path, dpi=120)
-    fig.savefig(path.with_suffix(".pdf"))
+    with _latex.paper_style():
+        fig, axes = plt.subplots(2, 1, figsize=(_latex.TEXT_WIDTH_IN, 6.6))
+        labelled: set[tuple[str, str]] = set()
+        for ax, (series, title) in zip(axes, panels, strict=True):
+            variants = [v for v in VARIANTS if any(r["series"] == series and r["variant"] == v
+                                                   for r in rows)]  # fmt: skip
+            never: dict[int, float] = {}  # variants whose tip never changed a choice
+            for row in rows:
+                if row["series"] != series:
+                    continue
+                kind = (str(row["knowledge"]), str(row["rules"]))
+                colour, marker, filled = styles[kind]
+                x = variants.index(str(row["variant"])) + offsets[kind]
+                share, low, high = (float(row[k]) for k in ("win_share", "low", "high"))
+                label = None
+                if kind not in labelled:
+                    label = f"{kind[0]}, {kind[1].replace('publisher+', '')}"
+                    labelled.add(kind)
+                if float(row["changed"]) == 0.0:
+                    never[variants.index(str(row["variant"]))] = max(
+                        never.get(variants.index(str(row["variant"])), 0.0), high
+                    )
+                ax.errorbar(x, share, yerr=[[share - low], [high - share]], color=colour,
+                            marker=marker, markerfacecolor=colour if filled else "white",
+                            markersize=6, capsize=3, linestyle="none", label=label)  # fmt: skip
+            for x, top in never.items():  # once per variant, above its highest interval
+                ax.annotate("never fires", (x, top), textcoords="offset points", xytext=(0, 3),
+                            ha="center", va="bottom", color="grey", rotation=90)  # fmt: skip
+            ax.axhline(FAIR, color="grey", linestyle="--", linewidth=1, label="fair share 1/4")
+            ax.margins(y=0.22)  # room for the "never fires" notes
+            ax.set_xticks(range(len(variants)))
+            ax.set_xticklabels(variants, rotation=30)
+            ax.set_xlim(-0.6, len(variants) - 0.4)
+            ax.set_title(title)
+            ax.grid(axis="y", alpha=0.3)
+        axes[0].set_ylabel("win share of the tipped\nplayer (95% interval)")
+        axes[1].set_ylabel("win share (own scale)")
+        games = min(int(r["games"]) for r in rows)
+        fig.suptitle(f"One tipped player against three base players, {games} games a point")
+        handles, labels = [], []
+        for ax in axes:
+            for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+                if lab not in labels:
+                    handles.append(h)
+                    labels.append(lab)
+        fig.legend(handles, labels, loc="outside lower center", ncol=3)
+        path = out / "folk_tips.png"
+        fig.savefig(path, dpi=120)
+        fig.savefig(path.with_suffix(".pdf"))
     plt.close(fig)
     return path
 

@@ -819,45 +819,42 @@ def figure(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    order = sorted(range(len(played)), key=lambda i: elo[i])
-    fig, ax = plt.subplots(figsize=(7.0, 0.32 * len(played) + 1.3))
-    ys = np.arange(len(order))
-    colours = []
-    for i in order:
-        spec = played[i]
-        if spec.endswith(":facts"):
-            colours.append("tab:orange")
-        elif spec.endswith(":hand") or spec == "random":
-            colours.append("tab:grey")
-        elif spec in (SEARCH, PPO) or "ismcts" in spec:
-            colours.append("tab:purple")
-        else:
-            colours.append("tab:blue")
-    ax.errorbar(
-        elo[order], ys, xerr=[elo[order] - low[order], high[order] - elo[order]], fmt="none",
-        ecolor="0.35", capsize=3, lw=1,
-    )  # fmt: skip
-    ax.scatter(elo[order], ys, c=colours, zorder=3, s=28)
-    ax.set_yticks(ys)
-    ax.set_yticklabels([name_of(played[i]) for i in order], fontsize=8)
-    ax.axvline(0, color="0.8", lw=0.8, zorder=0)
-    ax.set_xlabel("Bradley-Terry rating, Elo scale (random = 0), 95% bootstrap interval")
-    ax.set_title(
-        f"Strength ladder: {games:,} seat-rotated games, 2 seats each, 4 players, 32 cards",
-        fontsize=9,
-    )
-    from matplotlib.lines import Line2D
+    with _latex.paper_style():
+        order = sorted(range(len(played)), key=lambda i: elo[i])
+        fig, ax = plt.subplots(figsize=(_latex.TEXT_WIDTH_IN, 0.2 * len(played) + 1.1))
+        ys = np.arange(len(order))
+        colours = []
+        for i in order:
+            spec = played[i]
+            if spec.endswith(":facts"):
+                colours.append("tab:orange")
+            elif spec.endswith(":hand") or spec == "random":
+                colours.append("tab:grey")
+            elif spec in (SEARCH, PPO) or "ismcts" in spec:
+                colours.append("tab:purple")
+            else:
+                colours.append("tab:blue")
+        ax.errorbar(
+            elo[order], ys, xerr=[elo[order] - low[order], high[order] - elo[order]], fmt="none",
+            ecolor="0.35", capsize=3, lw=1,
+        )  # fmt: skip
+        ax.scatter(elo[order], ys, c=colours, zorder=3, s=28)
+        ax.set_yticks(ys)
+        ax.set_yticklabels([name_of(played[i]) for i in order])
+        ax.axvline(0, color="0.8", lw=0.8, zorder=0)
+        ax.set_xlabel("Bradley-Terry rating (Elo scale, random = 0), 95% interval")
+        ax.set_title(f"Strength ladder: {games:,} seat-rotated games")
+        from matplotlib.lines import Line2D
 
-    legend = [
-        Line2D([], [], marker="o", ls="", color=c, label=t)
-        for c, t in (("tab:grey", "no memory / random"), ("tab:orange", "fact lists"),
-                     ("tab:blue", "exact knowledge"), ("tab:purple", "search, ISMCTS, RL"))
-    ]  # fmt: skip
-    ax.legend(handles=legend, fontsize=7, loc="lower right")
-    ax.grid(axis="x", color="0.92")
-    fig.tight_layout()
-    fig.savefig(folder / "ladder.png", dpi=150)
-    fig.savefig(folder / "ladder.pdf")
+        legend = [
+            Line2D([], [], marker="o", ls="", color=c, label=t)
+            for c, t in (("tab:grey", "no memory / random"), ("tab:orange", "fact lists"),
+                         ("tab:blue", "exact knowledge"), ("tab:purple", "search, ISMCTS, RL"))
+        ]  # fmt: skip
+        ax.legend(handles=legend, loc="lower right")
+        ax.grid(axis="x", color="0.92")
+        fig.savefig(folder / "ladder.png", dpi=150)
+        fig.savefig(folder / "ladder.pdf")
     plt.close(fig)
 
 

@@ -617,68 +617,60 @@ def figures(summary: dict[str, Any], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7.6), sharey=True)
-    for column, (who, title) in enumerate(
-        (("players", "each player's exact state (the four pooled)"),
-         ("public", "the public (outsider) model"))
-    ):  # fmt: skip
-        top, bottom = axes[0, column], axes[1, column]
-        centres = (np.arange(BINS) + 0.5) * 100 / BINS
-        for name, s in summary.items():
-            color = COLORS.get(name)
-            table = s[f"by_ask_{who}"]
-            shown = [t for t, v in table.items() if v[0] >= max(1, 0.1 * s["games"])]
-            top.plot(shown, [table[t][1] for t in shown], color=color, label=name)
-            top.fill_between(shown, [table[t][2] for t in shown], [table[t][3] for t in shown],
-                             color=color, alpha=0.25, linewidth=0)  # fmt: skip
-            bins = s[f"by_progress_{who}"]
-            bottom.plot(centres, [b[1] for b in bins], color=color, marker=".", label=name)
-            bottom.fill_between(centres, [b[2] for b in bins], [b[3] for b in bins],
-                                color=color, alpha=0.25, linewidth=0)  # fmt: skip
-        top.set_title(title, fontsize=10)
-        top.set_xlabel("asks so far (mean over the games still going; asks reached by 10%)",
-                       fontsize=8)  # fmt: skip
-        bottom.set_xlabel(f"progress through the game (% of its asks, {BINS} bins)", fontsize=8)
-        bottom.set_xlim(0, 100)
-        for ax in (top, bottom):
-            ax.set_ylim(0, 1)
-            ax.grid(alpha=0.3)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("share of the cards in hands located")
-    axes[0, 0].legend(loc="upper left", fontsize=8)
-    games = min(s["games"] for s in summary.values())
-    fig.suptitle(
-        f"Located cards, four knowledge agents, {games} games per rule set (mean, 95% band)",
-        fontsize=10,
-    )
-    fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(out / f"rules_compare_located.{ext}", dpi=120)
+    with _latex.paper_style():
+        fig, axes = plt.subplots(2, 2, figsize=(_latex.TEXT_WIDTH_IN, 5.4), sharey=True)
+        for column, (who, title) in enumerate(
+            (("players", "each player's exact state"),
+             ("public", "the public model"))
+        ):  # fmt: skip
+            top, bottom = axes[0, column], axes[1, column]
+            centres = (np.arange(BINS) + 0.5) * 100 / BINS
+            for name, s in summary.items():
+                color = COLORS.get(name)
+                table = s[f"by_ask_{who}"]
+                shown = [t for t, v in table.items() if v[0] >= max(1, 0.1 * s["games"])]
+                top.plot(shown, [table[t][1] for t in shown], color=color, label=name)
+                top.fill_between(shown, [table[t][2] for t in shown], [table[t][3] for t in shown],
+                                 color=color, alpha=0.25, linewidth=0)  # fmt: skip
+                bins = s[f"by_progress_{who}"]
+                bottom.plot(centres, [b[1] for b in bins], color=color, marker=".", label=name)
+                bottom.fill_between(centres, [b[2] for b in bins], [b[3] for b in bins],
+                                    color=color, alpha=0.25, linewidth=0)  # fmt: skip
+            top.set_title(title)
+            top.set_xlabel("asks so far")
+            bottom.set_xlabel("% of the game's asks")
+            bottom.set_xlim(0, 100)
+            for ax in (top, bottom):
+                ax.set_ylim(0, 1)
+                ax.grid(alpha=0.3)
+        for ax in axes[:, 0]:
+            ax.set_ylabel("share located")
+        axes[0, 0].legend(loc="upper left")
+        games = min(s["games"] for s in summary.values())
+        fig.suptitle(f"Four knowledge agents, {games} games per rule set (mean, 95% band)")
+        for ext in ("png", "pdf"):
+            fig.savefig(out / f"rules_compare_located.{ext}", dpi=120)
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for name, s in summary.items():
-        ck, exposed = s["ck_curve"], s["exposed_curve"]
-        ax.step(range(len(ck)), ck, where="post", color=COLORS.get(name),
-                label=f"{name}: common knowledge (median ask {s['ck_median']:.0f})")  # fmt: skip
-        ax.step(range(len(exposed)), exposed, where="post", color=COLORS.get(name),
-                linestyle=":", linewidth=1)  # fmt: skip
-    ax.plot([], [], color="grey", linestyle=":", label="dotted: exposed")
-    ax.set_xlabel("asks so far")
-    ax.set_ylabel("share of all families (8 per game)")
-    ax.set_ylim(0, 1.02)
-    ax.set_xlim(0, max(len(s["ck_curve"]) for s in summary.values()))
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=7.5)
-    ax.set_title(
-        "When each family's four places become common knowledge (solid) and when it is "
-        "exposed (dotted)",
-        fontsize=9,
-    )
-    fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(out / f"rules_compare_ck.{ext}", dpi=120)
-    plt.close(fig)
+    with _latex.paper_style():
+        fig, ax = plt.subplots(figsize=(_latex.TEXT_WIDTH_IN, 3.4))
+        for name, s in summary.items():
+            ck, exposed = s["ck_curve"], s["exposed_curve"]
+            ax.step(range(len(ck)), ck, where="post", color=COLORS.get(name),
+                    label=f"{name} (median {s['ck_median']:.0f})")  # fmt: skip
+            ax.step(range(len(exposed)), exposed, where="post", color=COLORS.get(name),
+                    linestyle=":", linewidth=1)  # fmt: skip
+        ax.plot([], [], color="grey", linestyle=":", label="dotted: exposed")
+        ax.set_xlabel("asks so far")
+        ax.set_ylabel("share of all families (8 per game)")
+        ax.set_ylim(0, 1.02)
+        ax.set_xlim(0, max(len(s["ck_curve"]) for s in summary.values()))
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right")
+        ax.set_title("Common knowledge of a family's places (solid), its exposure (dotted)")
+        for ext in ("png", "pdf"):
+            fig.savefig(out / f"rules_compare_ck.{ext}", dpi=120)
+        plt.close(fig)
 
 
 def _letters(name: str) -> str:

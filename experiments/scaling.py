@@ -579,57 +579,58 @@ def figures(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colours = {3: "tab:blue", 4: "tab:orange", 5: "tab:green", 6: "tab:red"}
-    engines = [e for e in ENGINES if any(r["engine"] == e for r in summary)]
-    if engines:
-        cost_figure(summary, engines, colours, out)
+    with _latex.paper_style():
+        colours = {3: "tab:blue", 4: "tab:orange", 5: "tab:green", 6: "tab:red"}
+        engines = [e for e in ENGINES if any(r["engine"] == e for r in summary)]
+        if engines:
+            cost_figure(summary, engines, colours, out)
 
-    counting = [r for r in rows if r["engine"] == "counting" and r["status"] == "event"]
-    if counting:
-        fig, axes = plt.subplots(1, 2, figsize=(9.5, 4))
-        for ax, column, label in (
-            (axes[0], "states", "programme states (all players)"),
-            (axes[1], "term_states", "states x terms (the kernel's work)"),
-        ):
-            for players in sorted({int(r["players"]) for r in counting}):
-                mine = [r for r in counting if int(r["players"]) == players]
-                ax.scatter([int(r[column]) for r in mine], [1000 * float(r["cpu_s"]) for r in mine],
-                           s=3, alpha=0.25, color=colours.get(players), rasterized=True,
-                           label=f"{players} players")  # fmt: skip
-            x = [int(r[column]) for r in counting]
-            y = [1000 * float(r["cpu_s"]) for r in counting]
-            a, b, r2 = linear_fit(x, y)
-            positive = [v for v in x if v > 0]
-            grid = np.logspace(np.log10(min(positive)), np.log10(max(positive)), 80)
-            ax.plot(grid, a + b * grid, "k--", lw=1,
-                    label=f"{a:.2f} ms + {1e6 * b:.3g} ms per $10^6$ (linear fit, $R^2$ {r2:.2f})")  # fmt: skip
-            ax.set_xscale("log")
+        counting = [r for r in rows if r["engine"] == "counting" and r["status"] == "event"]
+        if counting:
+            fig, axes = plt.subplots(1, 2, figsize=(_latex.TEXT_WIDTH_IN, 2.9), sharey=True)
+            for ax, column, label in (
+                (axes[0], "states", "programme states"),
+                (axes[1], "term_states", "states x terms"),
+            ):
+                for players in sorted({int(r["players"]) for r in counting}):
+                    mine = [r for r in counting if int(r["players"]) == players]
+                    ax.scatter([int(r[column]) for r in mine], [1000 * float(r["cpu_s"]) for r in mine],
+                               s=3, alpha=0.25, color=colours.get(players), rasterized=True,
+                               label=f"{players} players")  # fmt: skip
+                x = [int(r[column]) for r in counting]
+                y = [1000 * float(r["cpu_s"]) for r in counting]
+                a, b, r2 = linear_fit(x, y)
+                positive = [v for v in x if v > 0]
+                grid = np.logspace(np.log10(min(positive)), np.log10(max(positive)), 80)
+                ax.plot(grid, a + b * grid, "k--", lw=1,
+                        label=f"linear fit, R² {r2:.2f}")  # fmt: skip
+                ax.set_xscale("log")
+                ax.set_yscale("log")
+                _plain_log(ax, "x", "y")
+                ax.set_xlabel(label)
+                ax.grid(True, which="both", alpha=0.3)
+                ax.legend(markerscale=3, handlelength=1)
+            axes[0].set_ylabel("CPU ms per event")
+            _save(fig, out / "scaling_states.png")
+            plt.close(fig)
+
+        if side:
+            fig, ax = plt.subplots(figsize=(_latex.TEXT_WIDTH_IN, 3.0))
+            labels = [s["case"] for s in side]
+            place = np.arange(len(side))
+            ours = [s["ours_cpu"] or np.nan for s in side]
+            theirs = [s["smcdel_cpu"] if s["smcdel_cpu"] else np.nan for s in side]
+            ax.bar(place - 0.2, ours, 0.4, label="ours (symbolic engine, CUDD)")
+            if any(not math.isnan(t) for t in theirs):
+                ax.bar(place + 0.2, theirs, 0.4, label="SMCDEL 1.3.0 (CacBDD)")
+            ax.set_xticks(place, labels, rotation=30, ha="right")
             ax.set_yscale("log")
-            ax.set_xlabel(label)
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=7, markerscale=3)
-        axes[0].set_ylabel("CPU ms per event (counting engine)")
-        fig.tight_layout()
-        _save(fig, out / "scaling_states.png")
-        plt.close(fig)
-
-    if side:
-        fig, ax = plt.subplots(figsize=(8, 3.8))
-        labels = [s["case"] for s in side]
-        place = np.arange(len(side))
-        ours = [s["ours_cpu"] or np.nan for s in side]
-        theirs = [s["smcdel_cpu"] if s["smcdel_cpu"] else np.nan for s in side]
-        ax.bar(place - 0.2, ours, 0.4, label="ours (symbolic engine, CUDD)")
-        if any(not math.isnan(t) for t in theirs):
-            ax.bar(place + 0.2, theirs, 0.4, label="SMCDEL 1.3.0 (CacBDD)")
-        ax.set_xticks(place, labels, rotation=30, ha="right")
-        ax.set_yscale("log")
-        ax.set_ylabel("CPU seconds (median)")
-        ax.grid(True, axis="y", which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        _save(fig, out / "scaling_smcdel.png")
-        plt.close(fig)
+            _plain_log(ax, "y")
+            ax.set_ylabel("CPU seconds (median)")
+            ax.grid(True, axis="y", which="both", alpha=0.3)
+            ax.legend()
+            _save(fig, out / "scaling_smcdel.png")
+            plt.close(fig)
 
 
 def cost_figure(
@@ -638,43 +639,63 @@ def cost_figure(
     """Cost against cards, a line per player count (log scale), a panel per engine."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(engines), figsize=(4.2 * len(engines), 3.8), sharey=True)
-    axes = np.atleast_1d(axes)
-    for ax, engine in zip(axes, engines, strict=True):
-        cells = _cells(summary, engine)
-        early = engine != "counting"
-        sizes: set[int] = set()
-        for players in sorted({p for p, _ in cells}):
-            points = sorted(
-                (c, r) for (p, c), r in cells.items() if p == players and r["median_ms"] != ""
-            )
-            if not points:
-                continue
-            key = "early_" if early else ""
-            x = [c for c, _ in points]
-            ax.plot(x, [float(r[key + "median_ms"]) for _, r in points], "o-",
-                    color=colours.get(players), label=f"{players} players median")  # fmt: skip
-            ax.plot(x, [float(r[key + "p90_ms"]) for _, r in points], "_--", lw=0.9, ms=6,
-                    color=colours.get(players), alpha=0.8)  # fmt: skip
-            ax.plot(x, [float(r[key + "max_ms"]) for _, r in points], "v:", ms=3,
-                    color=colours.get(players), alpha=0.8)  # fmt: skip
-            sizes.update(x)
-        ax.set_yscale("log")
-        ax.set_xticks(sorted(sizes) if len(sizes) < 8 else sorted(sizes)[::2])
-        ax.set_xlabel("cards")
-        window = "whole games" if not early else "first events"
-        ax.set_title(f"{engine} engine ({window})")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("CPU ms per event (median o, p90 -, max v)")
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    _save(fig, out / "scaling_cost.png")
-    plt.close(fig)
+    with _latex.paper_style():
+        fig, axes = plt.subplots(1, len(engines), figsize=(_latex.TEXT_WIDTH_IN, 2.9), sharey=True)
+        axes = np.atleast_1d(axes)
+        for ax, engine in zip(axes, engines, strict=True):
+            cells = _cells(summary, engine)
+            early = engine != "counting"
+            sizes: set[int] = set()
+            for players in sorted({p for p, _ in cells}):
+                points = sorted(
+                    (c, r) for (p, c), r in cells.items() if p == players and r["median_ms"] != ""
+                )
+                if not points:
+                    continue
+                key = "early_" if early else ""
+                x = [c for c, _ in points]
+                ax.plot(x, [float(r[key + "median_ms"]) for _, r in points], "o-",
+                        color=colours.get(players), label=f"{players} players")  # fmt: skip
+                ax.plot(x, [float(r[key + "p90_ms"]) for _, r in points], "_--", lw=0.9, ms=6,
+                        color=colours.get(players), alpha=0.8)  # fmt: skip
+                ax.plot(x, [float(r[key + "max_ms"]) for _, r in points], "v:", ms=3,
+                        color=colours.get(players), alpha=0.8)  # fmt: skip
+                sizes.update(x)
+            ax.set_yscale("log")
+            _plain_log(ax, "y")
+            ax.set_xticks(sorted(sizes) if len(sizes) < 8 else sorted(sizes)[::2])
+            ax.set_xlabel("cards")
+            ax.set_title(engine)
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0].set_ylabel("CPU ms per event")
+        axes[0].legend(handlelength=1)
+        _save(fig, out / "scaling_cost.png")
+        plt.close(fig)
 
 
 def _save(fig: Any, path: Path) -> None:
-    fig.savefig(path, dpi=130, bbox_inches="tight")
-    fig.savefig(path.with_suffix(".pdf"), bbox_inches="tight")
+    """PNG and PDF at the figure's own size (its layout is constrained: no cropping)."""
+    fig.savefig(path, dpi=130)
+    fig.savefig(path.with_suffix(".pdf"))
+
+
+def _plain_log(ax: Any, *axes: str) -> None:
+    """Log-scale tick labels as plain numbers (1, 10, 100): a power of ten's exponent
+    would be set smaller than the paper's 8 points."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    def text(value: float, _: object) -> str:
+        for step, suffix in ((1e6, "M"), (1e3, "k")):
+            if value >= step:
+                return f"{value / step:g}{suffix}"
+        return f"{value:g}"
+
+    plain = FuncFormatter(text)
+    for name in axes:
+        axis = ax.xaxis if name == "x" else ax.yaxis
+        axis.set_major_locator(LogLocator(base=10, numticks=5 if name == "x" else 8))
+        axis.set_major_formatter(plain)
+        axis.set_minor_formatter(NullFormatter())
 
 
 _WORDS = {3: "Three", 4: "Four", 5: "Five", 6: "Six", 10: "Ten", 12: "Twelve", 20: "Twenty",

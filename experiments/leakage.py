@@ -1064,111 +1064,113 @@ def figures(summary: dict[str, Any], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
-    colours = plt.cm.tab10.colors  # type: ignore[attr-defined]
-    for ax, rules in zip(axes[:2], ("publisher", "bluffing"), strict=True):
-        k = 0
-        for (r, policy), row in summary["policies"].items():
-            if r != rules or not row["by_number"]:
+    with _latex.paper_style():
+        fig, axes = plt.subplots(
+            3, 1, figsize=(_latex.TEXT_WIDTH_IN, 8.2), height_ratios=(1, 1, 1.3)
+        )
+        colours = plt.cm.tab10.colors  # type: ignore[attr-defined]
+        for ax, rules in zip(axes[:2], ("publisher", "bluffing"), strict=True):
+            k = 0
+            for (r, policy), row in summary["policies"].items():
+                if r != rules or not row["by_number"]:
+                    continue
+                points = [
+                    (n, m) for n, (m, count) in row["by_number"].items() if count >= 10 and n <= 20
+                ]
+                if points:
+                    steps = [n for n, _ in points]
+                    ax.plot(steps, [b for _, b in points], marker="o", ms=3, color=colours[k % 10],
+                            ls="-" if k < 10 else "--", label=policy)  # fmt: skip
+                k += 1
+            ax.set_xlabel("the policy's own ask number in the game")
+            ax.set_ylabel("bits about the asker's\nhand per ask")
+            ax.set_title(f"{rules} rules: leakage by move")
+            ax.legend(ncol=2, handlelength=1.5, loc="upper right")
+            ax.grid(alpha=0.3)
+        ax = axes[2]
+        shown = []
+        for (rules, policy), row in summary["policies"].items():
+            if not row["games"] or math.isnan(row["bits_ask"]):
                 continue
-            points = [
-                (n, m) for n, (m, count) in row["by_number"].items() if count >= 10 and n <= 20
-            ]
-            if points:
-                steps = [n for n, _ in points]
-                ax.plot(steps, [b for _, b in points], marker="o", ms=3, color=colours[k % 10],
-                        ls="-" if k < 10 else "--", label=policy)  # fmt: skip
-            k += 1
-        ax.set_xlabel("the policy's own ask number in the game")
-        ax.set_ylabel("bits about the asker's hand per ask (mean over observers)")
-        ax.set_title(f"{rules} rules: leakage by move")
-        ax.legend(fontsize=7)
+            marker = "o" if rules == "publisher" else "s"
+            ax.errorbar(row["bits_ask"], row["share"],
+                        xerr=[[row["bits_ask"] - row["bits_ask_low"]], [row["bits_ask_high"] - row["bits_ask"]]],
+                        yerr=[[row["share"] - row["share_low"]], [row["share_high"] - row["share"]]],
+                        fmt=marker, ms=4, capsize=2, color="C0" if rules == "publisher" else "C3")  # fmt: skip
+            short = policy.replace("tips[remember]", "tips").replace("tips[remember,", "tips+")
+            shown.append((row["share"], row["bits_ask"], _label(rules, short.rstrip("]"))))
+        # The labels in a column at the right, in the order of their points' heights, each
+        # tied to its point by a line: the policies sit in clusters a label cannot share.
+        for rank, (share, bits, text) in enumerate(sorted(shown)):
+            ax.annotate(text, (bits, share), xytext=(1.02, (rank + 0.5) / len(shown)),
+                        textcoords="axes fraction", va="center", ha="left", annotation_clip=False,
+                        arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "grey"})  # fmt: skip
+        ax.axhline(0.25, color="grey", lw=0.8, ls=":")
+        ax.set_xlabel("mean bits about its hand per ask")
+        ax.set_ylabel("win share against three\nknowledge players (95%)")
+        ax.set_title("Does leaking less win more?", loc="left")
         ax.grid(alpha=0.3)
-    ax = axes[2]
-    placed = 0
-    for (rules, policy), row in summary["policies"].items():
-        if not row["games"] or math.isnan(row["bits_ask"]):
-            continue
-        placed += 1
-        marker = "o" if rules == "publisher" else "s"
-        ax.errorbar(row["bits_ask"], row["share"],
-                    xerr=[[row["bits_ask"] - row["bits_ask_low"]], [row["bits_ask_high"] - row["bits_ask"]]],
-                    yerr=[[row["share"] - row["share_low"]], [row["share_high"] - row["share"]]],
-                    fmt=marker, ms=4, capsize=2, color="C0" if rules == "publisher" else "C3")  # fmt: skip
-        # Staggered labels: the exact-knowledge policies sit in one cluster.
-        short = policy.replace("tips[remember]", "tips").replace("tips[remember,", "tips+")
-        # Labels staggered and tied to their points by a line: the policies on exact
-        # knowledge sit in one cluster, and so do those under the bluffing rules.
-        ax.annotate(_label(rules, short.rstrip("]")), (row["bits_ask"], row["share"]), fontsize=6,
-                    xytext=(28, -30 + 10 * (placed % 7)), textcoords="offset points",
-                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "grey"})  # fmt: skip
-    ax.axhline(0.25, color="grey", lw=0.8, ls=":")
-    ax.set_xlabel("mean bits about its hand per ask")
-    ax.set_ylabel("win share against three knowledge (95%)")
-    ax.set_title("does leaking less win more? (o publisher, s bluffing)")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(out / f"leakage_bits.{ext}", dpi=130)
+        for ext in ("png", "pdf"):
+            fig.savefig(out / f"leakage_bits.{ext}", dpi=130)
     plt.close(fig)
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
-    post = summary["posterior"]
-    lines: list[tuple[str, dict[str, Any], str, str | None]] = []
-    for (setting, method, n), r in sorted(post.items()):
-        if method == "exact":
-            lines.append((f"{setting} exact", r, "-", None))
-        elif setting.startswith("full") and n == max(k[2] for k in post if k[0] == setting):
-            lines.append((f"{setting} sampled N={n}", r, "--", "noise_ess_tv"))
-    for ax, column, title in (
-        (axes[0], "tv", "mean total variation"),
-        (axes[1], "max_diff", "mean max |difference|"),
-    ):
-        for i, (label, r, style, noise) in enumerate(lines):
-            xs = list(r["by_number"])
-            ax.plot(xs, [r["by_number"][x][column] for x in xs], style, marker="o", ms=3,
-                    color=colours[i], label=label)  # fmt: skip
-            if noise and column == "tv":
-                ax.plot(xs, [r["by_number"][x][noise] for x in xs], ":", color=colours[i],
-                        label=f"{label}: noise at its ESS")  # fmt: skip
-        ax.set_xlabel("ask number (decision before it)")
-        ax.set_ylabel(title)
-        ax.set_title(f"policy-aware vs uniform: {title}", fontsize=11)
-        ax.grid(alpha=0.3)
-        low, high = ax.get_ylim()
-        ax.set_ylim(low, high + (0.8 if column == "tv" else 0.45) * (high - low))  # legend room
-        ax.legend(fontsize=7, loc="upper right")
-    ax = axes[2]
-    for i, setting in enumerate(sorted({k[0] for k in post if k[1] == "exact"})):
-        ns = sorted(k[2] for k in post if k[0] == setting and k[1] == "sampled")
-        if not ns:
-            continue
-        ax.plot(ns, [post[(setting, "sampled", n)]["err_tv"] for n in ns], "-o", color=colours[i],
-                label=f"{setting}: |sampled - exact| (policy-aware)")  # fmt: skip
-        ax.plot(ns, [post[(setting, "sampled", n)]["noise_tv"] for n in ns], ":", color=colours[i],
-                label=f"{setting}: |sampled - exact| (uniform)")  # fmt: skip
-        ax.axhline(post[(setting, "exact", 0)]["tv"], color=colours[i], lw=0.8, ls="--",
-                   label=f"{setting}: exact uniform vs policy-aware")  # fmt: skip
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
+    with _latex.paper_style():
+        fig, axes = plt.subplots(3, 1, figsize=(_latex.TEXT_WIDTH_IN, 8.2))
+        post = summary["posterior"]
+        lines: list[tuple[str, dict[str, Any], str, str | None]] = []
+        for (setting, method, n), r in sorted(post.items()):
+            if method == "exact":
+                lines.append((f"{setting} exact", r, "-", None))
+            elif setting.startswith("full") and n == max(k[2] for k in post if k[0] == setting):
+                lines.append((f"{setting} sampled N={n}", r, "--", "noise_ess_tv"))
+        for ax, column, title in (
+            (axes[0], "tv", "mean total variation"),
+            (axes[1], "max_diff", "mean max |difference|"),
+        ):
+            for i, (label, r, style, noise) in enumerate(lines):
+                xs = list(r["by_number"])
+                ax.plot(xs, [r["by_number"][x][column] for x in xs], style, marker="o", ms=3,
+                        color=colours[i], label=label)  # fmt: skip
+                if noise and column == "tv":
+                    ax.plot(xs, [r["by_number"][x][noise] for x in xs], ":", color=colours[i],
+                            label=f"{label}: noise at its ESS")  # fmt: skip
+            ax.set_xlabel("ask number (decision before it)")
+            ax.set_ylabel(title)
+            ax.set_title(f"policy-aware against uniform: {title}")
+            ax.grid(alpha=0.3)
+            low, high = ax.get_ylim()
+            ax.set_ylim(low, high + (0.8 if column == "tv" else 0.45) * (high - low))  # legend room
+            ax.legend(loc="upper right", handlelength=1.5)
+        ax = axes[2]
+        for i, setting in enumerate(sorted({k[0] for k in post if k[1] == "exact"})):
+            ns = sorted(k[2] for k in post if k[0] == setting and k[1] == "sampled")
+            if not ns:
+                continue
+            ax.plot(ns, [post[(setting, "sampled", n)]["err_tv"] for n in ns], "-o", color=colours[i],
+                    label=f"{setting}: sampled, policy-aware")  # fmt: skip
+            ax.plot(ns, [post[(setting, "sampled", n)]["noise_tv"] for n in ns], ":", color=colours[i],
+                    label=f"{setting}: sampled, uniform")  # fmt: skip
+            ax.axhline(post[(setting, "exact", 0)]["tv"], color=colours[i], lw=0.8, ls="--",
+                       label=f"{setting}: exact, the two posteriors")  # fmt: skip
+        from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    sizes = sorted({k[2] for k in post if k[1] == "sampled" and k[0].startswith("small")})
-    if sizes:
-        ax.set_xticks(sizes)
-    ax.set_yticks([0.01, 0.02, 0.03, 0.05, 0.07, 0.1])
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(ScalarFormatter())
-        axis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("samples N")
-    ax.set_ylabel("mean total variation")
-    ax.set_title("small deck: sampling vs exact reweighting", fontsize=11)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(out / f"leakage_posterior.{ext}", dpi=130)
-    plt.close(fig)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        sizes = sorted({k[2] for k in post if k[1] == "sampled" and k[0].startswith("small")})
+        if sizes:
+            ax.set_xticks(sizes)
+        ax.set_yticks([0.01, 0.02, 0.03, 0.05, 0.07, 0.1])
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(ScalarFormatter())
+            axis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("samples N")
+        ax.set_ylabel("mean total variation")
+        ax.set_title("Small deck: sampling against exact reweighting")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(handlelength=1.5, loc="lower left")
+        for ext in ("png", "pdf"):
+            fig.savefig(out / f"leakage_posterior.{ext}", dpi=130)
+        plt.close(fig)
 
 
 def _num(x: float, digits: int = 3) -> str:

@@ -36,8 +36,8 @@ import re
 import subprocess
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from kwartet_epistemic.files import atomic_write_text
 

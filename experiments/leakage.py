@@ -1066,7 +1066,7 @@ def figures(summary: dict[str, Any], out: Path) -> None:
 
     with _latex.paper_style():
         fig, axes = plt.subplots(
-            3, 1, figsize=(_latex.TEXT_WIDTH_IN, 8.2), height_ratios=(1, 1, 1.3)
+            3, 1, figsize=(_latex.TEXT_WIDTH_IN, 6.8), height_ratios=(1, 1, 1.4)
         )
         colours = plt.cm.tab10.colors  # type: ignore[attr-defined]
         for ax, rules in zip(axes[:2], ("publisher", "bluffing"), strict=True):
@@ -1115,7 +1115,7 @@ def figures(summary: dict[str, Any], out: Path) -> None:
     plt.close(fig)
 
     with _latex.paper_style():
-        fig, axes = plt.subplots(3, 1, figsize=(_latex.TEXT_WIDTH_IN, 8.2))
+        fig, axes = plt.subplots(3, 1, figsize=(_latex.TEXT_WIDTH_IN, 6.8))
         post = summary["posterior"]
         lines: list[tuple[str, dict[str, Any], str, str | None]] = []
         for (setting, method, n), r in sorted(post.items()):

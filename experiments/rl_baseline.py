@@ -337,53 +337,55 @@ def figure(results: Sequence[Result], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    settings = list(dict.fromkeys(r.setting for r in results))
-    opponents = list(dict.fromkeys(r.opponent for r in results))
-    fig, axes = plt.subplots(len(settings), len(opponents), squeeze=False,
-                             figsize=(4.4 * len(opponents), 3.5 * len(settings)))  # fmt: skip
-    panels = {(s, o): axes[i][j] for i, s in enumerate(settings) for j, o in enumerate(opponents)}
-    colours = {"raw": "tab:blue", "knowledge": "tab:orange", "both": "tab:green"}
-    styles = {"random": ":", "knowledge": "--"}
-    for (setting, opponent), ax in panels.items():
-        here = [r for r in results if (r.setting, r.opponent) == (setting, opponent)]
-        if not here:
-            ax.set_visible(False)
-            continue
-        labelled: set[tuple[str, str]] = set()
-        for (observation, player, _seed), curve in _longest_curves(here).items():
-            x = [r.timesteps for r in curve]
-            trained = player.partition("[")[2].rstrip("]") or "win"
-            label = f"PPO, {observation} obs." + ("" if trained == "win" else f", {trained} reward")
-            ax.plot(x, [r.win_share for r in curve], color=colours[observation], marker="o",
-                    markersize=3, linestyle="-" if trained == "win" else "--",
-                    label=None if (observation, player) in labelled else label)  # fmt: skip
-            labelled.add((observation, player))
-            ax.fill_between(x, [r.low for r in curve], [r.high for r in curve],
-                            color=colours[observation], alpha=0.12, linewidth=0)  # fmt: skip
-        for r in here:
-            if r.kind == "reference":
-                style = styles.get(r.player, "-.")
-                label = f"{r.player} in the learner's seat"
-                ax.axhline(r.win_share, color="0.35", linestyle=style, linewidth=1, label=label)
-        players = SETTINGS[setting]["players"]
-        ax.set_title(f"{setting}: {players} players, {len(SETTINGS[setting]['deck'])} cards\n"
-                     f"vs {players - 1} x {opponent}", fontsize=9)  # fmt: skip
-        ax.set_xlabel("training steps (learner's asks)")
-        ax.set_ylim(0, max(0.45, max(r.high for r in here) + 0.05))
-        ax.grid(alpha=0.3)
-    for row in axes:
-        row[0].set_ylabel("learner's share of the win")
-    legend: dict[str, Any] = {}
-    for ax in axes.flat:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            legend.setdefault(label, handle)
-    # One legend below the panels: three columns fit under two panels, one under one.
-    # (the saved figure grows to hold it).
-    fig.tight_layout()
-    fig.legend(legend.values(), legend.keys(), loc="upper center", bbox_to_anchor=(0.5, 0.0),
-               ncol=3 if len(opponents) > 1 else 1, fontsize=8, frameon=False)  # fmt: skip
-    fig.savefig(path, dpi=130, bbox_inches="tight")
-    fig.savefig(path.with_suffix(".pdf"), bbox_inches="tight")
+    with _latex.paper_style():
+        settings = list(dict.fromkeys(r.setting for r in results))
+        opponents = list(dict.fromkeys(r.opponent for r in results))
+        fig, axes = plt.subplots(len(settings), len(opponents), squeeze=False, sharey=True,
+                                 figsize=(_latex.TEXT_WIDTH_IN, 2.3 * len(settings) + 1.2))  # fmt: skip
+        panels = {
+            (s, o): axes[i][j] for i, s in enumerate(settings) for j, o in enumerate(opponents)
+        }
+        colours = {"raw": "tab:blue", "knowledge": "tab:orange", "both": "tab:green"}
+        styles = {"random": ":", "knowledge": "--"}
+        for (setting, opponent), ax in panels.items():
+            here = [r for r in results if (r.setting, r.opponent) == (setting, opponent)]
+            if not here:
+                ax.set_visible(False)
+                continue
+            labelled: set[tuple[str, str]] = set()
+            for (observation, player, _seed), curve in _longest_curves(here).items():
+                x = [r.timesteps for r in curve]
+                trained = player.partition("[")[2].rstrip("]") or "win"
+                label = f"PPO, {observation}" + ("" if trained == "win" else f", {trained} reward")
+                ax.plot(x, [r.win_share for r in curve], color=colours[observation], marker="o",
+                        markersize=3, linestyle="-" if trained == "win" else "--",
+                        label=None if (observation, player) in labelled else label)  # fmt: skip
+                labelled.add((observation, player))
+                ax.fill_between(x, [r.low for r in curve], [r.high for r in curve],
+                                color=colours[observation], alpha=0.12, linewidth=0)  # fmt: skip
+            for r in here:
+                if r.kind == "reference":
+                    style = styles.get(r.player, "-.")
+                    label = f"{r.player} in its seat"
+                    ax.axhline(r.win_share, color="0.35", linestyle=style, linewidth=1, label=label)
+            players = SETTINGS[setting]["players"]
+            ax.set_title(f"{setting}: {players} players, {len(SETTINGS[setting]['deck'])} cards\n"
+                         f"against {opponent}")  # fmt: skip
+            ax.set_xlabel("training steps")
+            ax.set_ylim(0, max(0.45, max(r.high for r in here) + 0.05))
+            ax.grid(alpha=0.3)
+        for row in axes:
+            row[0].set_ylabel("learner's win share")
+        legend: dict[str, Any] = {}
+        for ax in axes.flat:
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                legend.setdefault(label, handle)
+        # One legend below the panels: three columns fit under two panels, one under one.
+        # (the saved figure grows to hold it).
+        fig.legend(legend.values(), legend.keys(), loc="outside lower center",
+                   ncol=2 if len(opponents) > 1 else 1)  # fmt: skip
+        fig.savefig(path, dpi=130)
+        fig.savefig(path.with_suffix(".pdf"))
     plt.close(fig)
 
 

@@ -32,10 +32,10 @@ if [ "${1:-}" = "--clean" ]; then
 fi
 
 latexmk -pdf -interaction=nonstopmode -halt-on-error paper.tex
-# latexmk stops on errors; warnings about references, citations and overfull boxes are
-# listed here so that a build that "works" but is broken does not go unnoticed.
-if grep -E "LaTeX Warning: (Reference|Citation).*undefined|There were undefined|Overfull" paper.log; then
-    echo "build.sh: warnings above (undefined references/citations or overfull boxes)" >&2
+# latexmk stops on errors; any warning (references, citations, floats, boxes, packages)
+# is listed here and fails the build, so that one that "works" but is broken is noticed.
+if grep -E "LaTeX Warning|Package .* Warning|There were undefined|Overfull|Underfull" paper.log; then
+    echo "build.sh: warnings above (LaTeX or package warnings, overfull or underfull boxes)" >&2
     exit 1
 fi
 echo "build.sh: paper/paper.pdf built ($(pdfinfo paper.pdf 2>/dev/null | awk '/^Pages/ {print $2}') pages)"

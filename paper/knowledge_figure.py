@@ -43,13 +43,16 @@ def main(argv: list[str] | None = None) -> viz.GameProgress:
     out.mkdir(parents=True, exist_ok=True)
     game = viz.play_game(kw.RuleSet(), kw.Deck.piquet(), "ABCD", seed=args.seed, policy=args.policy)
     progress = viz.game_progress(game)
-    title = f"one game of four {args.policy} players (32 cards, seed {args.seed})"
-    figure = viz.plot_progress(progress, title=title)
-    for suffix in (".png", ".pdf"):
-        figure.savefig(out / f"knowledge_progress{suffix}", dpi=130)
-    figure = viz.plot_timeline(progress)
-    for suffix in (".png", ".pdf"):
-        figure.savefig(out / f"knowledge_timeline{suffix}", dpi=130)
+    title = f"One game of four {args.policy} players (32 cards, seed {args.seed})"
+    # At the size they are printed: the text block, and the timeline across a page
+    # turned sideways (32 columns of move numbers).
+    with _latex.paper_style():
+        figure = viz.plot_progress(progress, title=title, figsize=(_latex.TEXT_WIDTH_IN, 4.6))
+        for suffix in (".png", ".pdf"):
+            figure.savefig(out / f"knowledge_progress{suffix}", dpi=130)
+        figure = viz.plot_timeline(progress, figsize=(_latex.SIDEWAYS_WIDTH_IN, 2.6))
+        for suffix in (".png", ".pdf"):
+            figure.savefig(out / f"knowledge_timeline{suffix}", dpi=130)
     steps = progress.n_steps
     located = progress.known & progress.hidden[None, :, :]  # [step, viewer, card]
     hidden = progress.hidden.sum(axis=1)

@@ -357,16 +357,16 @@ def _mark_events(ax: Axes, progress: GameProgress, *, strip: bool) -> None:
     for step in np.flatnonzero(progress.quartet):
         ax.axvline(float(step), color=_QUARTET, alpha=0.3, linewidth=1, zorder=0)
     if strip:
-        ax.set_yticks(range(len(rows)), [name for name, _ in reversed(rows)], fontsize=8)
+        ax.set_yticks(range(len(rows)), [name for name, _ in reversed(rows)])
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.tick_params(axis="y", length=0)
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
-        ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7,
+        ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5),
                   frameon=False, handletextpad=0.2)  # fmt: skip
     else:
         legend = ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0),
-                           fontsize=7, ncol=len(handles), frameon=False)  # fmt: skip
+                           ncol=len(handles), frameon=False)  # fmt: skip
         ax.add_artist(legend)
 
 
@@ -387,8 +387,7 @@ def _worlds_panel(ax: Axes, progress: GameProgress, players: Sequence[str]) -> N
     ax.set_ylabel("log10 worlds considered possible")
     ax.set_xlim(-0.5, max(progress.n_steps, 1) + 0.5)
     ax.grid(axis="y", alpha=0.3)
-    players_legend = ax.legend(loc="upper right", fontsize=8, frameon=False, title="player",
-                               title_fontsize=8)  # fmt: skip
+    players_legend = ax.legend(loc="upper right", frameon=False, title="player")
     ax.add_artist(players_legend)
 
 
@@ -425,7 +424,7 @@ def plot_known_share(
     ax.set_ylabel("hidden cards located")
     ax.yaxis.set_major_formatter("{x:.0%}")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.legend(loc="upper left", frameon=False)
     figure = ax.get_figure()
     assert figure is not None
     return figure  # type: ignore[return-value]
@@ -437,10 +436,13 @@ def plot_progress(
     ax: Axes | None = None,
     players: Sequence[str] | None = None,
     title: str | None = None,
+    figsize: tuple[float, float] = (9, 6.8),
 ) -> Figure:
     """Deduction progress of one game: log10 of each player's world count after every
     move (moves marked yes, no, quartet, draw), the public record's count beside them,
-    and below it the share of hidden cards each player has located.
+    and below it the share of hidden cards each player has located.  Text is set at
+    Matplotlib's ``font.size`` (a figure for print sets it in an ``rc_context``);
+    ``figsize`` in inches.
 
     With ``ax`` only the world counts are drawn there.
     """
@@ -456,7 +458,7 @@ def plot_progress(
         figure = ax.get_figure()
         assert figure is not None
         return figure  # type: ignore[return-value]
-    figure = Figure(figsize=(9, 6.8), layout="constrained")
+    figure = Figure(figsize=figsize, layout="constrained")
     rows = 3 if progress.drew.any() else 2
     top, strip, bottom = figure.subplots(3, 1, sharex=True, height_ratios=[3, 0.25 * rows + 0.1, 2])
     _worlds_panel(top, progress, chosen)
@@ -467,7 +469,6 @@ def plot_progress(
         if title is not None
         else f"Deduction in a {len(progress.deck)}-card game, {progress.rules.name} rules: "
         f"{progress.n_steps} moves",
-        fontsize=11,
     )
     return figure
 

@@ -202,6 +202,11 @@ STEPS: tuple[Step, ...] = (
          _s("--games", "8", "--jobs", "1", "--out", "{dir}"),
          _s("--jobs", "2", "--out", "{dir}"),
          outputs=("experiment_1.csv", "strength_numbers.tex", "strength_table.tex")),
+    # Wall-clock budgets: a full run wants the machine to itself.
+    Step("search_budget", "experiments/search_budget.py",
+         _s("--quick", "--jobs", "1", "--out", "{dir}"), _s("--jobs", "2", "--out", "{dir}"),
+         outputs=("search_budget.txt", "search_budget.csv", "search_budget_numbers.tex",
+                  "search_budget.pdf", "search_budget.png"), needs=("pyspiel",)),
     # SMCDEL's side runs where it is built (shared/tools/smcdel/build.sh); else ours only.
     Step("benchmark_family", "experiments/benchmark_family.py",
          _s("--quick", "--players", "3", "--out", "{dir}"), _s("--out", "{dir}"),

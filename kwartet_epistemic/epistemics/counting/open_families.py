@@ -51,7 +51,7 @@ class OpenMerge:
     kernel (``(cards, ones, dims_mask, k, families, t_dims_mask, t_ones)``), and how to
     fill the rows of the merged families that were wanted (:meth:`fill`)."""
 
-    __slots__ = ("closing", "merged_wanted", "tables", "wanted")
+    __slots__ = ("closing", "merged_terms", "merged_wanted", "tables", "wanted")
 
     def __init__(
         self,
@@ -59,7 +59,9 @@ class OpenMerge:
         wanted: list[int],
         closing: tuple[int, ...],
         merged_wanted: list[tuple[FamilyPoly, FamilyPoly | None]],
+        merged_terms: int = 0,
     ) -> None:
+        self.merged_terms = merged_terms  # use vectors the merged families would have taken
         self.tables = tables
         self.wanted = wanted
         self.closing = closing
@@ -170,4 +172,5 @@ def merge_open(
         [new_position[p] for p in wanted if p not in gone],
         closing,
         [(tables[p], representative) for p, representative in merged if p in wanted_set],
+        sum(len(tables[p].weights) for p in gone),
     )

@@ -90,6 +90,7 @@ _SPARSE_DENSITY = 2  # a map holds at most this share of the dense table's entri
 _FACTOR_MIN_SIZE = 512  # smaller tables: the use-vector products are as fast
 _UNWEIGHED_NEED = 16 << 20  # smaller dense tables: not weighed against the memory free
 _MERGE_MIN_SIZE = 4096  # smaller tables: merging the open families saves less than it costs
+_MERGE_SHARE = 3  # and the merged families hold at least this share of the use vectors
 
 
 class Run:
@@ -333,6 +334,15 @@ def _run_in_kernel(
         merge = merge_open(
             tables, wanted, programme.dim_key, programme.size, memory_in_force(options) // 4
         )
+        # The closing factor makes the backward tables dense from their first: it pays
+        # where the merged families hold a good share of the use vectors.
+        total = sum(len(t.weights) for t in tables)
+        if (
+            merge is not None
+            and options.merge_open is None
+            and merge.merged_terms * _MERGE_SHARE < total
+        ):
+            merge = None
     count: int | None = None
     backward = None
     if (

@@ -173,7 +173,8 @@ def test_fifty_two_cards_among_six_players(asks: int, monkeypatch) -> None:
     """Where it is for: every player's view of a 6-player deal of 52 cards, at the deal
     (every family open: 4 free cards not all with one player, or the viewer's own
     families without a clause) and after asks.  By default the planner merges; the
-    answers are those of the families multiplied one by one."""
+    answers are those of the families multiplied one by one (later in the game the
+    planner may not merge: the answers stay the same)."""
     game = kw.Game.deal(kw.Deck.standard(13), list("ABCDEF"), seed=asks)
     rng = np.random.default_rng(asks)
     for _ in range(asks):
@@ -190,7 +191,8 @@ def test_fifty_two_cards_among_six_players(asks: int, monkeypatch) -> None:
         assert (default.location_table() == apart.location_table()).all()
         assert default.programme.width == "wide"
     merged = [c for c in closings.seen if c is not None]
-    assert merged  # the default merged
+    if asks < 20:  # later the families asked about hold most use vectors: no merge pays
+        assert merged  # the default merged
     if asks == 0:
         # At the deal: the viewer's families (no clause) and 4 cards not all together.
         assert all(c[3] == 4 and c[4] >= 1 for c in merged)

@@ -20,8 +20,9 @@ exceeds the limit or refuses; the largest instance each solves, in the style of 
 published tables.  (The dining cryptographers beside SMCDEL's own benchmark are
 ``experiments/scaling.py``'s, with ``--dining``.)
 
-Writes ``benchmark_family.txt``, ``benchmark_family.csv`` and
-``benchmark_family_numbers.tex`` into ``--out``.
+Writes ``benchmark_family.txt``, ``benchmark_family.csv``, ``benchmark_family_numbers.tex``
+and ``benchmark_family_table.tex`` (the largest deck, in families, each tool solves per
+number of players and asks) into ``--out``.
 
 Run from the repository root:
     python experiments/benchmark_family.py --write experiments/benchmarks/kwartet
@@ -283,6 +284,13 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     _latex.write_numbers(
         args.out / "benchmark_family_numbers.tex", "experiments/benchmark_family.py", macros
     )
+    tools = (*ENGINES, "smcdel")
+    _latex.write_table(
+        args.out / "benchmark_family_table.tex", "experiments/benchmark_family.py",
+        ["players", "asks", *tools],
+        [[str(p), str(a), *(str(largest.get((p, a, t), "-")) for t in tools)]
+         for p in args.players for a in ASKS],
+    )  # fmt: skip
     text = "\n".join(lines) + "\n"
     (args.out / "benchmark_family.txt").write_text(text)
     print(text, end="")

@@ -211,7 +211,7 @@ STEPS: tuple[Step, ...] = (
     Step("benchmark_family", "experiments/benchmark_family.py",
          _s("--quick", "--players", "3", "--out", "{dir}"), _s("--out", "{dir}"),
          outputs=("benchmark_family.txt", "benchmark_family.csv",
-                  "benchmark_family_numbers.tex")),
+                  "benchmark_family_numbers.tex", "benchmark_family_table.tex")),
     # Reads the stored games of folk_tips, ladder, leakage, strength and exact_vs_facts:
     # after them in a full run (its --data is the folder they published to).
     Step("statistics_review", "experiments/statistics_review.py",

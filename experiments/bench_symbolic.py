@@ -28,7 +28,7 @@ subprocess, in the same run, for comparison.
 ``--out DIR`` also writes ``DIR/bench_symbolic_numbers.tex`` (``\\kwBenchSymbolic...``: the
 CUDD muddy-children times per n, Russian cards, the Kwartet medians).
 
-Run:  python experiments/bench_symbolic.py [--sizes 10 20 40] [--repeat 3] [--out DIR]
+Run:  python experiments/bench_symbolic.py [--sizes 10 20 40] [--repeat 5] [--out DIR]
       python experiments/bench_symbolic.py --kwartet-only --repeat 5 --against /tmp/old
 """
 
@@ -98,13 +98,20 @@ def processor_name() -> str:
 
 
 def best_time(task: Callable[[], object], repeat: int) -> tuple[float, object]:
-    """The fastest of ``repeat`` runs, and the task's result."""
-    best, result = float("inf"), None
+    """The median of ``repeat`` runs (the figure; :data:`SPREADS` keeps each task's
+    min-max), and the task's result."""
+    times, result = [], None
     for _ in range(repeat):
         start = time.perf_counter()
         result = task()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        times.append(time.perf_counter() - start)
+    SPREADS.append((min(times), max(times)))
+    return statistics.median(times), result
+
+
+SPREADS: list[tuple[float, float]] = []
+"""Each timed task's (min, max) over its runs, in the order they ran (printed beside the
+medians)."""
 
 
 def muddy_rounds(n: int, backend: str) -> int:
@@ -243,7 +250,7 @@ def kwartet_figures(repeat: int, against: str | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--backends", nargs="+", default=list(available_backends()))
     parser.add_argument(
         "--autoref-max", type=int, default=20, help="largest n run on the pure-Python backend"
@@ -274,7 +281,7 @@ def run(options: argparse.Namespace) -> None:
         return
 
     print(f"python {platform.python_version()}, dd {dd.__version__}, {platform.machine()}")
-    print(f"processor: {processor_name()}; best of {options.repeat} runs\n")
+    print(f"processor: {processor_name()}; median of {options.repeat} runs [min-max]\n")
     NUMBERS["kwBenchSymbolicRepeats"] = str(options.repeat)
     print("muddy children, all n muddy (seconds, fresh BDD manager each run)")
     print(
@@ -289,9 +296,10 @@ def run(options: argparse.Namespace) -> None:
             assert rounds == n - 1 and holds is True, (n, rounds, holds)
             structure = muddy_children_structure(n, backend=backend)
             nodes = structure.announce(muddy_children_father(n)).law.dag_size
+            (r_low, r_high), (f_low, f_high) = SPREADS[-2:]
             print(
                 f"{backend:>8} {n:>4} {rounds:>7} {rounds_time:>9.3f} {formula_time:>10.3f}"
-                f" {nodes:>10}"
+                f" {nodes:>10}   [{r_low:.3f}-{r_high:.3f}] [{f_low:.3f}-{f_high:.3f}]"
             )
             if backend == "cudd" and n in _N_WORDS:
                 NUMBERS[f"kwBenchSymbolicMuddy{_N_WORDS[n]}Rounds"] = _latex.fmt(rounds_time, 3)
@@ -301,7 +309,8 @@ def run(options: argparse.Namespace) -> None:
     for backend in options.backends:
         seconds, holds = best_time(partial(russian_cards_check, backend), options.repeat)
         assert holds is True
-        print(f"{backend:>8} {seconds:.4f} s (holds: {holds})")
+        low, high = SPREADS[-1]
+        print(f"{backend:>8} {seconds:.4f} s [{low:.4f}-{high:.4f}] (holds: {holds})")
         if backend == "cudd":
             NUMBERS["kwBenchSymbolicRussian"] = _latex.fmt(seconds, 4)
 

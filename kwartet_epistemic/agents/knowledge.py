@@ -309,31 +309,12 @@ class FactKnowledge(_ViewFollower):
         """Take in the new events of ``view`` and propagate."""
         new, fresh = self._new_events(view)
         if fresh or self._deck is None:
-            self._deck = view.deck
-            self._players = view.players
-            n = len(view.deck)
-            self._holder = [None] * n
-            self._lacks = [set() for _ in range(n)]
-            self._clauses = [[] for _ in range(view.deck.n_families)]
-            rules = view.rules
-            self._piles = bool(rules.draw_pile or rules.dealing == "equal" or rules.memory_cards)
-            self._cache = None
-            # From the deal on, as the earlier projects' players did: the own dealt hand
-            # is known, every other card is not the player's.
-            dealt = private_info(view.deck, self.player, view.hand, view.record).dealt
-            for c in range(n):
-                if c in dealt:
-                    self._holder[c] = self.player
-                else:
-                    self._lacks[c].add(self.player)
-            for f in range(view.deck.n_families):
-                self._propagate(f)
+            self._start(view)
         # Each event's consequences are drawn at once, before the next event: a fact such
         # as "P lacks c" holds only until c moves to P, and the clauses it narrows must be
         # narrowed while it holds (however many events one update brings).
         for event in new:
-            for f in self._take(event, view):
-                self._propagate(f)
+            self._consequences(self._take(event, view))
         touched: set[int] = set()
         # The own hand is known exactly (it also shows the player's own draws).
         own = {c.index for c in view.hand}
@@ -349,10 +330,36 @@ class FactKnowledge(_ViewFollower):
             if c not in own and self.player not in self._lacks[c] and holder is None:
                 self._lacks[c].add(self.player)
                 touched.add(c // 4)
-        for f in touched:
-            self._propagate(f)
+        self._consequences(touched)
         if new or touched:
             self._cache = None
+
+    def _start(self, view: PlayerView) -> None:
+        """Forget everything: a new game, seen from the deal on."""
+        self._deck = view.deck
+        self._players = view.players
+        n = len(view.deck)
+        self._holder = [None] * n
+        self._lacks = [set() for _ in range(n)]
+        self._clauses = [[] for _ in range(view.deck.n_families)]
+        rules = view.rules
+        self._piles = bool(rules.draw_pile or rules.dealing == "equal" or rules.memory_cards)
+        self._cache = None
+        # From the deal on, as the earlier projects' players did: the own dealt hand
+        # is known, every other card is not the player's.
+        dealt = private_info(view.deck, self.player, view.hand, view.record).dealt
+        for c in range(n):
+            if c in dealt:
+                self._holder[c] = self.player
+            else:
+                self._lacks[c].add(self.player)
+        self._consequences(range(view.deck.n_families))
+
+    def _consequences(self, families: Iterable[int]) -> None:
+        """Draw the consequences of new facts about ``families`` (unit propagation in
+        each; a subclass may add rules that reach across families)."""
+        for f in families:
+            self._propagate(f)
 
     def _take(self, event: Event, view: PlayerView) -> set[int]:
         """Record one event's facts; returns the families it touched."""
@@ -482,9 +489,9 @@ class FactKnowledge(_ViewFollower):
         self._cache = None
 
     def propagate(self) -> None:
-        """Draw the consequences of the facts in every family (unit propagation)."""
-        for f in range(len(self._clauses)):
-            self._propagate(f)
+        """Draw the consequences of the facts in every family (unit propagation, and
+        whatever rules the kind adds)."""
+        self._consequences(range(len(self._clauses)))
         self._cache = None
 
     def copy(self) -> FactKnowledge:

@@ -715,10 +715,10 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
 def hands_lines(values: dict[str, Any]) -> list[str]:
     """The facts+hands comparison of one part, for the text summary."""
 
-    def number(name: str, digits: int) -> str:
+    def number(name: str, digits: int, unit: str = "") -> str:
         value = values[name]
         low, high = values[f"{name}_95"]
-        text = "-" if value is None else f"{value:.{digits}f}"
+        text = "-" if value is None else f"{value:.{digits}f}{unit}"
         return text + ("" if low is None else f" [{low:.{digits}f}, {high:.{digits}f}]")
 
     return [
@@ -727,9 +727,9 @@ def hands_lines(values: dict[str, Any]) -> list[str]:
         f"      exact - facts        {number('exact_minus_facts_pts', 3)}",
         f"      facts+hands - facts  {number('hands_minus_facts_pts', 3)}",
         f"      exact - facts+hands  {number('exact_minus_hands_pts', 3)}",
-        f"    facts+hands locates {number('hands_recovered_pct', 1)}% of the extra cards exact "
-        f"locates beyond facts; exact locates {number('more_than_hands_pct', 2)}% more than "
-        "facts+hands",
+        f"    facts+hands locates {number('hands_recovered_pct', 1, '%')} of the extra cards "
+        f"exact locates beyond facts; exact locates {number('more_than_hands_pct', 2, '%')} "
+        "more than facts+hands",
     ]
 
 

@@ -12,9 +12,19 @@ After the deal and after every ask (its answer, the card handed over and any qua
 down: ``turn`` = asks so far), for every player P: the cards in the other players' hands
 (``hidden``), how many of them P's exact epistemic state locates (:class:`ExactKnowledge`:
 the holder has probability 1 over P's possible worlds) and how many P's fact list
-locates (:class:`FactKnowledge`, the earlier projects' per-family facts).  Checked on
-every row: the exact state locates every card the fact list locates, with the same
-holder, and both name the true holder.
+locates (:class:`FactKnowledge`, the earlier projects' per-family facts), and how many
+the fact list with the hand-size rules locates (:class:`FactKnowledgeWithHands`,
+``facts+hands``: full and empty hands, no room to spare, pigeonhole over free places, kept
+as facts from event to event).  Checked on every row: exact locates every card
+facts+hands locates, and facts+hands every card facts locates, with the same holder, and
+all name the true holder.
+
+**What exactness adds.**  Per part (all turns, after 30 asks): the located shares of the
+cards in other hands, their differences in percentage points of those cards (exact -
+facts, exact - facts+hands, facts+hands - facts), the share of exact's extra cards
+(exact - facts) that facts+hands locates, in all and per category below, and the % more
+that exact locates than facts+hands; each difference and share with a 95% percentile
+interval from resampling whole games.
 
 **Attribution.**  A card located by the exact state and not by the fact list is an
 *extra* location; it is attributed once, at the turn it first becomes extra for P (and
@@ -44,14 +54,20 @@ that locates it:
 machinery of :func:`~kwartet_epistemic.epistemics.explain.explain`); every test only
 adds sound inferences, so a card a test locates is where the exact state puts it (checked).
 (With four players and P's own hand known, Hall's count without clauses over two or three
-players says nothing rule 2 does not, so rule 3 counts the clauses.)
+players says nothing rule 2 does not, so rule 3 counts the clauses.)  These tests are
+drawn afresh at each turn from that turn's fact list; ``facts+hands`` applies the same
+counts (and the one-player count with clauses, which falls under 5 here) after every
+event and keeps what they find, so it can locate cards of categories 4 and 5 too.
 
-**Outputs** in ``--out``: ``exact_vs_facts.csv`` (one row per game x turn x player),
+**Outputs** in ``--out``: ``exact_vs_facts.csv`` (one row per game x turn x player;
+``hands`` is the count facts+hands locates, ``recovered_<category>`` how many of the row's
+extra cards of that category it locates),
 ``exact_vs_facts_games.jsonl`` (one line per finished game: its seating and every extra
 location at the turn it started, with its category and the size and kinds of its
 deletion-minimal explanation; a run started again continues after the games there),
 ``exact_vs_facts_episodes.csv`` (those locations as a table), ``exact_vs_facts_by_turn.csv``
-(per turn: rows, mean hidden / exact / facts / extra per player, extra per category),
+(per turn: rows, mean hidden / exact / facts / extra / hands per player, extra and
+recovered per category),
 ``exact_vs_facts.png``, ``exact_vs_facts_catalogue.json`` (one worked position per
 category, the one with the shortest explanation: game, seed, seating, turn, player,
 card, the explanation's sentences, whether they force the location, and the fact list's
@@ -84,7 +100,11 @@ import numpy as np
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents.agent import make_player
-from kwartet_epistemic.agents.knowledge import ExactKnowledge, FactKnowledge
+from kwartet_epistemic.agents.knowledge import (
+    ExactKnowledge,
+    FactKnowledge,
+    FactKnowledgeWithHands,
+)
 from kwartet_epistemic.epistemics.explain import HAND_SIZES, fact_set, facts_force
 from kwartet_epistemic.files import atomic_path, drop_torn_last_line, read_csv_rows
 from kwartet_epistemic.tournament import arrangements
@@ -104,9 +124,12 @@ TITLES = {
     "rule": "the no-complete-family rule",
     "counting": "hand-size counting across families",
 }
-COLUMNS = ["game", "seed", "turn", "player", "hidden", "exact", "facts", "extra"] + [
-    f"extra_{c.replace(' ', '_')}" for c in CATEGORIES
-]
+EXTRA_COLUMNS = [f"extra_{c.replace(' ', '_')}" for c in CATEGORIES]
+RECOVERED_COLUMNS = [f"recovered_{c.replace(' ', '_')}" for c in CATEGORIES]
+COLUMNS = [
+    "game", "seed", "turn", "player", "hidden", "exact", "facts", "extra",
+    *EXTRA_COLUMNS, "hands", *RECOVERED_COLUMNS,
+]  # fmt: skip
 MAX_ASKS = 2_000
 
 
@@ -249,6 +272,7 @@ def play_game(
     }
     exact = {p: ExactKnowledge(p) for p in SEATS}
     facts = {p: FactKnowledge(p) for p in SEATS}
+    hands = {p: FactKnowledgeWithHands(p) for p in SEATS}
     state = kw.knowledge(game)
     result = GameResult(index, seed, seating)
     category: dict[tuple[str, int], str] = {}  # the open extra locations
@@ -261,12 +285,14 @@ def play_game(
             view = game.view(p)
             exact[p].update(view)
             facts[p].update(view)
+            hands[p].update(view)
             matrix = exact[p].probabilities()
             sizes = dict(view.hand_sizes)
             counted: dict[int, list[str | None]] = {}
             row = {"game": index, "seed": seed, "turn": turn, "player": p}
             counts = dict.fromkeys(CATEGORIES, 0)
-            hidden = n_exact = n_facts = 0
+            recovered = dict.fromkeys(CATEGORIES, 0)
+            hidden = n_exact = n_facts = n_hands = 0
             for q in SEATS:
                 if q == p:
                     continue
@@ -276,12 +302,16 @@ def play_game(
                     holders = np.flatnonzero(matrix[c])
                     by_exact = SEATS[holders[0]] if len(holders) == 1 else None
                     by_facts = facts[p].known_holder(card)
-                    if by_exact not in (None, q) or by_facts not in (None, q):
+                    by_hands = hands[p].known_holder(card)
+                    if any(by not in (None, q) for by in (by_exact, by_facts, by_hands)):
                         raise AssertionError(f"game {index} turn {turn}: {p} misplaces {card}")
-                    if by_facts is not None and by_exact is None:
-                        raise AssertionError(f"game {index} turn {turn}: facts beat exact")
+                    if by_facts is not None and by_hands is None:
+                        raise AssertionError(f"game {index} turn {turn}: facts beat facts+hands")
+                    if by_hands is not None and by_exact is None:
+                        raise AssertionError(f"game {index} turn {turn}: facts+hands beat exact")
                     n_exact += by_exact is not None
                     n_facts += by_facts is not None
+                    n_hands += by_hands is not None
                     if by_exact is not None and by_facts is None:
                         key = (p, c)
                         if key not in category:
@@ -295,6 +325,7 @@ def play_game(
                                 "forces": facts_force(state, p, card, why.facts),
                             })  # fmt: skip
                         counts[category[key]] += 1
+                        recovered[category[key]] += by_hands is not None
             for key in [k for k in category if k[0] == p]:
                 c = key[1]
                 holders = np.flatnonzero(matrix[c])
@@ -302,6 +333,8 @@ def play_game(
                     del category[key]  # no longer an extra location: a new episode later
             row.update(hidden=hidden, exact=n_exact, facts=n_facts, extra=n_exact - n_facts)
             row.update({f"extra_{k.replace(' ', '_')}": v for k, v in counts.items()})
+            row["hands"] = n_hands
+            row.update({f"recovered_{k.replace(' ', '_')}": v for k, v in recovered.items()})
             result.rows.append(row)
         if game.is_over or turn >= MAX_ASKS:
             break
@@ -366,6 +399,13 @@ def run(games: int, out: Path, seed: int = 14_000, jobs: int = 1, progress: bool
             csv.DictWriter(handle, COLUMNS).writeheader()
         (out / "exact_vs_facts_games.jsonl").write_text("")
     else:  # drop rows of games not finished in the jsonl (an interrupted write)
+        with csv_path.open(newline="") as handle:
+            header = next(csv.reader(handle), [])
+        if header != COLUMNS:
+            raise ValueError(
+                f"{csv_path} has the columns of another version of this script (without "
+                "the facts+hands counts?): use another --out"
+            )
         kept = _rows(out, set(done))
         with atomic_path(csv_path) as temporary, temporary.open("w", newline="") as handle:
             writer = csv.DictWriter(handle, COLUMNS)
@@ -430,7 +470,8 @@ def _commit() -> str:
 
 def by_turn(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per turn: the number of (game, player) rows and the mean per player of each count."""
-    keys = ["hidden", "exact", "facts", "extra"] + COLUMNS[8:]
+    keys = ["hidden", "exact", "facts", "extra", "hands", *EXTRA_COLUMNS, *RECOVERED_COLUMNS]
+    keys = [k for k in keys if rows and k in rows[0]]  # older runs have no facts+hands counts
     sums: dict[int, list[float]] = {}
     for row in rows:
         acc = sums.setdefault(row["turn"], [0.0] * (len(keys) + 1))
@@ -447,13 +488,15 @@ def by_turn(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def headline(rows: Sequence[dict[str, Any]], after: int = 30) -> dict[str, Any]:
     """Overall and late (turn > ``after``): % more cards located by exact than by facts
-    (sum over rows), the shares located, and each category's share of the extra ones."""
+    (sum over rows), the shares located, and each category's share of the extra ones;
+    with the facts+hands counts (:func:`hands_numbers`) where the rows have them."""
 
     def part(selected: Sequence[dict[str, Any]]) -> dict[str, Any]:
         hidden = sum(r["hidden"] for r in selected)
         ex = sum(r["exact"] for r in selected)
         fa = sum(r["facts"] for r in selected)
         extra = ex - fa
+        with_hands = hands_numbers(selected) if selected and "hands" in selected[0] else {}
         return {
             "rows": len(selected),
             "exact_share": ex / hidden if hidden else float("nan"),
@@ -468,9 +511,70 @@ def headline(rows: Sequence[dict[str, Any]], after: int = 30) -> dict[str, Any]:
                 )
                 for c in CATEGORIES
             },
+            **with_hands,
         }
 
     return {"all": part(rows), f"after_{after}": part([r for r in rows if r["turn"] > after])}
+
+
+POINTS = {
+    "exact_minus_facts_pts": ("exact", "facts"),
+    "exact_minus_hands_pts": ("exact", "hands"),
+    "hands_minus_facts_pts": ("hands", "facts"),
+}
+"""The differences in located share reported, in percentage points of the cards in
+other hands: name -> (minuend, subtrahend)."""
+
+
+def hands_numbers(rows: Sequence[dict[str, Any]], draws: int = 2000) -> dict[str, Any]:
+    """What exactness adds beyond facts+hands, over ``rows`` (sums over rows): the share
+    facts+hands locates, the differences of located shares in percentage points
+    (:data:`POINTS`), the % of exact's extra cards (exact - facts) that facts+hands
+    locates (in all and per category), the % more exact locates than facts+hands; each
+    difference and share with a 95% percentile interval, resampling whole games (seeded,
+    as :func:`_bootstrap_more`).  None where there is nothing to measure (no extra card;
+    an interval from fewer than two games)."""
+    per_game: dict[int, np.ndarray] = {}
+    for r in rows:
+        acc = per_game.setdefault(r["game"], np.zeros(4))
+        acc += (r["hidden"], r["exact"], r["facts"], r["hands"])
+
+    def measures(sums: np.ndarray) -> dict[str, np.ndarray]:
+        hidden, exact, facts, hands = (sums[..., i] for i in range(4))
+        located = {"exact": exact, "facts": facts, "hands": hands}
+        out = {
+            name: 100 * (located[a] - located[b]) / np.maximum(hidden, 1)
+            for name, (a, b) in POINTS.items()
+        }
+        out["hands_recovered_pct"] = 100 * (hands - facts) / np.maximum(exact - facts, 1)
+        out["more_than_hands_pct"] = 100 * (exact - hands) / np.maximum(hands, 1)
+        return out
+
+    total = np.array(list(per_game.values())).sum(axis=0)
+    numbers: dict[str, Any] = {
+        "hands_share": float(total[3] / total[0]) if total[0] else float("nan"),
+        **{k: float(v) for k, v in measures(total).items()},
+    }
+    if total[1] == total[2]:  # no extra card: no share of them to recover
+        numbers["hands_recovered_pct"] = None
+    names = list(measures(total))
+    if len(per_game) < 2:
+        numbers.update({f"{k}_95": (None, None) for k in names})
+    else:
+        sums = np.array(list(per_game.values()))
+        rng = np.random.default_rng(14)
+        picks = rng.integers(0, len(sums), size=(draws, len(sums)))
+        resampled = measures(sums[picks].sum(axis=1))
+        for k in names:
+            low, high = np.percentile(resampled[k], [2.5, 97.5])
+            numbers[f"{k}_95"] = (round(float(low), 3), round(float(high), 3))
+    numbers["recovered"] = {}
+    for c in CATEGORIES:
+        name = c.replace(" ", "_")
+        extra = sum(r[f"extra_{name}"] for r in rows)
+        found = sum(r[f"recovered_{name}"] for r in rows)
+        numbers["recovered"][c] = found / extra if extra else None
+    return numbers
 
 
 def _bootstrap_more(rows: Sequence[dict[str, Any]], draws: int = 2000) -> tuple[float, float]:
@@ -572,7 +676,12 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
             f"(95% interval over games {values['more_pct_95'][0]:.1f}-{values['more_pct_95'][1]:.1f})"
         )
         for c in CATEGORIES:
-            lines.append(f"    {values['categories'][c]:7.1%}  {TITLES[c]}")
+            found = values["recovered"][c]
+            lines.append(
+                f"    {values['categories'][c]:7.1%}  {TITLES[c]}"
+                + ("" if found is None else f" (facts+hands locates {found:.1%} of them)")
+            )
+        lines += hands_lines(values)
     lines += ["", "Extra locations (episodes) per category and their minimal explanations:"]
     total = sum(v["episodes"] for v in per_category.values())
     for c, v in per_category.items():
@@ -603,8 +712,39 @@ def summarise(out: Path, meta: dict[str, Any]) -> dict[str, Any]:
     return {"games": len(done), **numbers, "categories": per_category, "meta": meta}
 
 
+def hands_lines(values: dict[str, Any]) -> list[str]:
+    """The facts+hands comparison of one part, for the text summary."""
+
+    def number(name: str, digits: int, unit: str = "") -> str:
+        value = values[name]
+        low, high = values[f"{name}_95"]
+        text = "-" if value is None else f"{value:.{digits}f}{unit}"
+        return text + ("" if low is None else f" [{low:.{digits}f}, {high:.{digits}f}]")
+
+    return [
+        f"    located share with the hand rules (facts+hands) {values['hands_share']:.4f}; in "
+        "percentage points of the cards in other hands [95% interval over games]:",
+        f"      exact - facts        {number('exact_minus_facts_pts', 3)}",
+        f"      facts+hands - facts  {number('hands_minus_facts_pts', 3)}",
+        f"      exact - facts+hands  {number('exact_minus_hands_pts', 3)}",
+        f"    facts+hands locates {number('hands_recovered_pct', 1, '%')} of the extra cards "
+        f"exact locates beyond facts; exact locates {number('more_than_hands_pct', 2, '%')} "
+        "more than facts+hands",
+    ]
+
+
 LATEX_CATEGORIES = {"family": "Family", "full hand": "FullHand", "pigeonhole": "Pigeonhole",
                     "rule": "Rule", "counting": "Counting"}  # fmt: skip
+
+
+NO_NUMBER = "\\mbox{--}"
+
+
+def _number_or_dash(value: float | None, digits: int) -> str:
+    """``value`` for TeX, or a dash where there is nothing to measure (no extra card in
+    a category or part): None.  (The macros are
+    set in math mode: the dash goes in a box.)"""
+    return NO_NUMBER if value is None else _latex.fmt(value, digits)
 
 
 def write_latex(out: Path, games: int, asks: Sequence[int], numbers: dict[str, Any],
@@ -612,7 +752,13 @@ def write_latex(out: Path, games: int, asks: Sequence[int], numbers: dict[str, A
     """``exact_vs_facts_numbers.tex``: the paper's macros (``\\kwExact...``): games, asks
     per game, per part (``All``, ``Late`` = after 30 asks) the located shares, the % more
     with its 95% interval and each category's share of the extra card-turns (in %), and
-    per category the extra locations (episodes) and games with one."""
+    per category the extra locations (episodes) and games with one.  Beside them the
+    facts+hands numbers per part: its located share (``HandsShare``), the differences of
+    located shares in percentage points with their 95% intervals (``ExactMinusFactsPts``,
+    ``HandsMinusFactsPts``, ``ExactMinusHandsPts``, each with ``CI``), the % of exact's
+    extra cards it locates (``HandsRecovered``, ``CI``; per category
+    ``Recovered<Category>``) and the % more exact locates than it (``MoreThanHands``,
+    ``CI``)."""
     macros: dict[str, str] = {
         "kwExactGames": _latex.fmt(games, 0),
         "kwExactAsksMedian": _latex.fmt(asks[len(asks) // 2], 0),
@@ -630,6 +776,25 @@ def write_latex(out: Path, games: int, asks: Sequence[int], numbers: dict[str, A
         macros[f"kwExact{name}MoreCI"] = _latex.interval(low, high, 1)
         for c, cname in LATEX_CATEGORIES.items():
             macros[f"kwExact{name}Cat{cname}"] = _latex.fmt(100 * values["categories"][c], 1)
+        macros[f"kwExact{name}HandsShare"] = _latex.fmt(values["hands_share"], 3)
+        for key, mname in (("exact_minus_facts_pts", "ExactMinusFactsPts"),
+                           ("hands_minus_facts_pts", "HandsMinusFactsPts"),
+                           ("exact_minus_hands_pts", "ExactMinusHandsPts"),
+                           ("hands_recovered_pct", "HandsRecovered"),
+                           ("more_than_hands_pct", "MoreThanHands")):  # fmt: skip
+            # points to 3 decimals: what exactness adds over facts+hands is a few
+            # hundredths of a point, which 2 decimals would round away
+            digits = {"hands_recovered_pct": 1, "more_than_hands_pct": 2}.get(key, 3)
+            macros[f"kwExact{name}{mname}"] = _number_or_dash(values[key], digits)
+            low, high = values[f"{key}_95"]
+            macros[f"kwExact{name}{mname}CI"] = (
+                NO_NUMBER if low is None else _latex.interval(low, high, digits)
+            )
+        for c, cname in LATEX_CATEGORIES.items():
+            share = values["recovered"][c]
+            macros[f"kwExact{name}Recovered{cname}"] = _number_or_dash(
+                None if share is None else 100 * share, 1
+            )
     total = sum(v["episodes"] for v in per_category.values())
     macros["kwExactEpisodes"] = _latex.fmt(total, 0)
     for c, cname in LATEX_CATEGORIES.items():
@@ -724,15 +889,27 @@ def figure(
 
         top.plot(turns, [share(r, "exact") for r in shown], label="exact epistemic state")
         top.plot(turns, [share(r, "facts") for r in shown], label="fact list")
+        if "hands" in shown[0]:
+            top.plot(turns, [share(r, "hands") for r in shown], label="fact list + hand sizes",
+                     linestyle="--")  # fmt: skip
         top.set_ylabel("share of the cards\nin other hands located")
         top.set_ylim(0, 1)
         top.legend(loc="upper left")
-        top.set_title(f"{games} games: exact state against the fact list")
+        top.set_title(f"{games} games: exact state against the fact lists")
         middle.plot(
             turns,
             [100 * r["extra"] / r["facts"] if r["facts"] else np.nan for r in shown],
             color="black",
+            label="than the fact list",
         )
+        if "hands" in shown[0]:
+            middle.plot(
+                turns,
+                [100 * (r["exact"] - r["hands"]) / r["hands"] if r["hands"] else np.nan
+                 for r in shown],
+                color="black", linestyle="--", label="than the fact list + hand sizes",
+            )  # fmt: skip
+            middle.legend(loc="upper left")
         middle.set_ylabel("exact locates\n% more")
         middle.set_ylim(bottom=0)
         middle.grid(alpha=0.3)
@@ -773,10 +950,16 @@ def compare(folders: Sequence[Path], out: Path) -> list[dict[str, Any]]:
             row[f"{part}_facts_share"] = round(values["facts_share"], 4)
             for c in CATEGORIES:
                 row[f"{part}_{c.replace(' ', '_')}"] = round(values["categories"][c], 4)
+            if "hands_share" in values:  # runs made before facts+hands was measured lack it
+                row[f"{part}_hands_share"] = round(values["hands_share"], 4)
+                for key in ("exact_minus_hands_pts", "hands_recovered_pct"):
+                    row[f"{part}_{key}"] = None if values[key] is None else round(values[key], 3)
+                    row[f"{part}_{key}_low"], row[f"{part}_{key}_high"] = values[f"{key}_95"]
         table.append(row)
     out.mkdir(parents=True, exist_ok=True)
     with (out / "exact_vs_facts_agents.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, list(table[0]))
+        # runs made before facts+hands was measured have fewer columns: left empty
+        writer = csv.DictWriter(handle, list(dict.fromkeys(k for row in table for k in row)))
         writer.writeheader()
         writer.writerows(table)
     lines = [
@@ -796,6 +979,18 @@ def compare(folders: Sequence[Path], out: Path) -> list[dict[str, Any]]:
                 f"located exact {row[f'{part}_exact_share']:.3f}, facts "
                 f"{row[f'{part}_facts_share']:.3f}; categories {shares}"
             )
+            if f"{part}_hands_share" in row:
+                lines.append(
+                    f"             facts+hands {row[f'{part}_hands_share']:.3f}: exact - "
+                    f"facts+hands {row[f'{part}_exact_minus_hands_pts']:.2f} points "
+                    f"[{row[f'{part}_exact_minus_hands_pts_low']:.2f}, "
+                    f"{row[f'{part}_exact_minus_hands_pts_high']:.2f}]; it locates "
+                    + (
+                        "-" if row[f"{part}_hands_recovered_pct"] is None
+                        else f"{row[f'{part}_hands_recovered_pct']:.1f}%"
+                    )
+                    + " of exact's extra cards"
+                )  # fmt: skip
     (out / "exact_vs_facts_agents.txt").write_text("\n".join(lines) + "\n")
     agents_table(table, out)
     print("\n".join(lines))

@@ -438,7 +438,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         description="Play many seeded games between agents, every seating equally often, and "
         "print each agent's win share (shared wins split) and mean quartets with 95% "
         "intervals. Agents are specs such as knowledge, defensive:facts or "
-        "search[samples=50] (policy[options][:exact|facts|hand]).",
+        "search[samples=50] (policy[options][:exact|facts|facts+hands|hand]).",
     )
     contest.add_argument(
         "--agents", required=True, metavar="SPECS",

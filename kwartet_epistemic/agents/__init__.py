@@ -1,8 +1,8 @@
 """Knowledge-based agents for Kwartet: what an agent knows, and how it chooses.
 
-An agent is a knowledge part (``exact``, ``facts`` or ``hand``) plus a policy, built from
-a spec such as ``knowledge``, ``defensive:facts`` or ``search[samples=50]``.  Agents get
-only their own :class:`~kwartet_epistemic.PlayerView` and return an
+An agent is a knowledge part (``exact``, ``facts``, ``facts+hands`` or ``hand``) plus a
+policy, built from a spec such as ``knowledge``, ``defensive:facts`` or
+``search[samples=50]``.  Agents get only their own :class:`~kwartet_epistemic.PlayerView` and return an
 :class:`~kwartet_epistemic.Ask`.
 
 >>> import kwartet_epistemic as kw
@@ -32,6 +32,7 @@ from kwartet_epistemic.agents.knowledge import (
     KNOWLEDGE_KINDS,
     ExactKnowledge,
     FactKnowledge,
+    FactKnowledgeWithHands,
     HandKnowledge,
     KnowledgeBase,
     make_knowledge,
@@ -68,6 +69,7 @@ __all__ = [
     "Defensive",
     "ExactKnowledge",
     "FactKnowledge",
+    "FactKnowledgeWithHands",
     "GREEDY_PROGRAM",
     "Greedy",
     "GreedyBluff",

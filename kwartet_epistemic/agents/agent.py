@@ -87,7 +87,7 @@ standard``)."""
 PolicyFactory = Callable[[Mapping[str, str]], Policy]
 
 _SPEC = re.compile(
-    r"^(?P<policy>[A-Za-z][A-Za-z0-9_-]*)(?:\[(?P<options>[^\]]*)\])?(?::(?P<knowledge>[A-Za-z]+))?$"
+    r"^(?P<policy>[A-Za-z][A-Za-z0-9_-]*)(?:\[(?P<options>[^\]]*)\])?(?::(?P<knowledge>[A-Za-z]+(?:\+[A-Za-z]+)*))?$"
 )
 
 
@@ -142,10 +142,12 @@ class AgentSpec:
 
     >>> AgentSpec.parse("Search[ samples=8 ]")
     AgentSpec(policy='search', options=(('samples', '8'),), knowledge='exact')
+    >>> str(AgentSpec.parse("Defensive:Facts+Hands"))
+    'defensive:facts+hands'
     >>> AgentSpec.parse("knowledge:psychic")
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.GameSetupError: agent 'knowledge:psychic': knowledge 'psychic' is not one of exact, facts, hand
+    kwartet_epistemic.errors.GameSetupError: agent 'knowledge:psychic': knowledge 'psychic' is not one of exact, facts, facts+hands, hand
     """
 
     policy: str

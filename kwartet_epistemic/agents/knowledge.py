@@ -1,6 +1,6 @@
 """What an agent knows: the knowledge part of an agent, built only from its views.
 
-Three kinds, all with one interface (:class:`KnowledgeBase`), so that every policy runs on
+Four kinds, all with one interface (:class:`KnowledgeBase`), so that every policy runs on
 each and the gain of exact reasoning can be measured:
 
 * :class:`ExactKnowledge` (``exact``): the player's exact epistemic state, counting the
@@ -10,12 +10,15 @@ each and the gain of exact reasoning can be measured:
   family, as earlier student projects did: "P holds c", "P lacks c", "exactly one of these
   players holds c", "P holds at least one of these cards"; no hand-size counting, no
   complete-family rule, no reasoning across families;
+* :class:`FactKnowledgeWithHands` (``facts+hands``): the same list plus the hand-size
+  rules a careful player counts with (full and empty hands, pigeonhole over free places),
+  to measure what exactness adds beyond counting;
 * :class:`HandKnowledge` (``hand``): no memory at all, only the own hand and the table as
   it lies now (the baseline for the folk tip "remember every question").
 
 Probabilities are the player's chance that each player holds each card: exact (uniform
 over the possible worlds) for ``exact``, uniform over the remaining candidate holders for
-``facts`` and ``hand``.
+the others.
 
 >>> import kwartet_epistemic as kw
 >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2),
@@ -30,6 +33,7 @@ over the possible worlds) for ``exact``, uniform over the remaining candidate ho
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -44,6 +48,7 @@ from kwartet_epistemic.events import (
     Answered,
     Asked,
     CardMoved,
+    Dealt,
     Drew,
     Event,
     HandEmptied,
@@ -56,6 +61,7 @@ __all__ = [
     "KNOWLEDGE_KINDS",
     "ExactKnowledge",
     "FactKnowledge",
+    "FactKnowledgeWithHands",
     "HandKnowledge",
     "KnowledgeBase",
     "make_knowledge",
@@ -69,7 +75,7 @@ class KnowledgeBase(Protocol):
     >>> bases = [make_knowledge(kind, "A") for kind in KNOWLEDGE_KINDS]
     >>> for base in bases: base.update(game.view("A"))
     >>> [base.probabilities().shape for base in bases]
-    [(32, 4), (32, 4), (32, 4)]
+    [(32, 4), (32, 4), (32, 4), (32, 4)]
     """
 
     kind: str
@@ -309,31 +315,12 @@ class FactKnowledge(_ViewFollower):
         """Take in the new events of ``view`` and propagate."""
         new, fresh = self._new_events(view)
         if fresh or self._deck is None:
-            self._deck = view.deck
-            self._players = view.players
-            n = len(view.deck)
-            self._holder = [None] * n
-            self._lacks = [set() for _ in range(n)]
-            self._clauses = [[] for _ in range(view.deck.n_families)]
-            rules = view.rules
-            self._piles = bool(rules.draw_pile or rules.dealing == "equal" or rules.memory_cards)
-            self._cache = None
-            # From the deal on, as the earlier projects' players did: the own dealt hand
-            # is known, every other card is not the player's.
-            dealt = private_info(view.deck, self.player, view.hand, view.record).dealt
-            for c in range(n):
-                if c in dealt:
-                    self._holder[c] = self.player
-                else:
-                    self._lacks[c].add(self.player)
-            for f in range(view.deck.n_families):
-                self._propagate(f)
+            self._start(view)
         # Each event's consequences are drawn at once, before the next event: a fact such
         # as "P lacks c" holds only until c moves to P, and the clauses it narrows must be
         # narrowed while it holds (however many events one update brings).
         for event in new:
-            for f in self._take(event, view):
-                self._propagate(f)
+            self._consequences(self._take(event, view))
         touched: set[int] = set()
         # The own hand is known exactly (it also shows the player's own draws).
         own = {c.index for c in view.hand}
@@ -349,10 +336,36 @@ class FactKnowledge(_ViewFollower):
             if c not in own and self.player not in self._lacks[c] and holder is None:
                 self._lacks[c].add(self.player)
                 touched.add(c // 4)
-        for f in touched:
-            self._propagate(f)
+        self._consequences(touched)
         if new or touched:
             self._cache = None
+
+    def _start(self, view: PlayerView) -> None:
+        """Forget everything: a new game, seen from the deal on."""
+        self._deck = view.deck
+        self._players = view.players
+        n = len(view.deck)
+        self._holder = [None] * n
+        self._lacks = [set() for _ in range(n)]
+        self._clauses = [[] for _ in range(view.deck.n_families)]
+        rules = view.rules
+        self._piles = bool(rules.draw_pile or rules.dealing == "equal" or rules.memory_cards)
+        self._cache = None
+        # From the deal on, as the earlier projects' players did: the own dealt hand
+        # is known, every other card is not the player's.
+        dealt = private_info(view.deck, self.player, view.hand, view.record).dealt
+        for c in range(n):
+            if c in dealt:
+                self._holder[c] = self.player
+            else:
+                self._lacks[c].add(self.player)
+        self._consequences(range(view.deck.n_families))
+
+    def _consequences(self, families: Iterable[int]) -> None:
+        """Draw the consequences of new facts about ``families`` (unit propagation in
+        each; a subclass may add rules that reach across families)."""
+        for f in families:
+            self._propagate(f)
 
     def _take(self, event: Event, view: PlayerView) -> set[int]:
         """Record one event's facts; returns the families it touched."""
@@ -482,9 +495,9 @@ class FactKnowledge(_ViewFollower):
         self._cache = None
 
     def propagate(self) -> None:
-        """Draw the consequences of the facts in every family (unit propagation)."""
-        for f in range(len(self._clauses)):
-            self._propagate(f)
+        """Draw the consequences of the facts in every family (unit propagation, and
+        whatever rules the kind adds)."""
+        self._consequences(range(len(self._clauses)))
         self._cache = None
 
     def copy(self) -> FactKnowledge:
@@ -545,6 +558,177 @@ class FactKnowledge(_ViewFollower):
         return holder if holder in self._players else None
 
 
+class FactKnowledgeWithHands(FactKnowledge):
+    """The fact list of :class:`FactKnowledge` plus the hand-size rules a careful player
+    uses: full and empty hands, and pigeonhole counts over players' free places.
+
+    The hand sizes are public (every deal, move, draw and exposure changes them in the
+    open), so a player who keeps a fact list can also count.  These rules are drawn to a
+    fixpoint together with the per-family unit propagation, after every event, and what
+    they find stays in the list as ordinary facts ("P lacks c", "P holds c": true until c
+    moves, which is public).  A player's *free places* are their hand size minus the cards
+    the facts place in their hand; the *open* cards are those the facts place nowhere.
+
+    * **empty or full hand**: a player with no free place (an empty hand, or one whose
+      cards are all located) lacks every open card.  Sound: every card in the hand is
+      located.
+    * **no room to spare**: a player whose possible cards (the open cards not known to be
+      lacked by them) number exactly their free places holds every one of them.  Sound:
+      each free place holds an open card that player may hold.
+    * **pigeonhole** (Hall's count): for a set S of players with free places (one player or
+      more), S must hold at least the open cards that only S's players may hold (not
+      counted when a card may lie in a stock, set-aside or middle pile), plus one card for
+      every player Q of S and family with a standing clause "Q holds one of X" whose X
+      avoids those cards (distinct cards: a different holder or family each).  When that
+      lower bound equals S's free places, S's players hold exactly those cards, so each
+      lacks every other open card (any not counted and in none of those X).  With one
+      player: "Q holds a card of each of k families and has k free places, so nothing
+      else"; with a set: "only B or C may hold 7H, B holds one of 8H 8D, and B and C have
+      two free places: they hold nothing else".
+
+    Not used: the no-complete-family rule and any case split (trying a holder and
+    refuting it), which stay with :class:`ExactKnowledge`.  Every rule only adds facts
+    that hold in every world the player considers possible, so this list never locates a
+    card the exact knowledge does not, and it locates every card :class:`FactKnowledge`
+    locates (``tests/agents/test_facts_baseline.py`` checks both on random games).
+
+    C holds 7D 7C 8D 8C and B was dealt one card.  B asks A for 7S: B holds a seven but
+    not 7S, so 7H; A gives 7S.  B's two cards are known, so B lacks 8S and 8H: they are
+    A's.  The plain fact list leaves them with A or B:
+
+    >>> game = kw.Game.from_hands(kw.Deck.piquet(families=2), {"A": ["7S", "8S", "8H"],
+    ...     "B": ["7H"], "C": ["7D", "7C", "8D", "8C"]}, first="B")
+    >>> _ = game.ask("A", "7S")
+    >>> hands, facts = FactKnowledgeWithHands("C"), FactKnowledge("C")
+    >>> hands.update(game.view("C")); facts.update(game.view("C"))
+    >>> hands.known_holder("8S"), facts.known_holder("8S"), facts.candidates("8S")
+    ('A', None, ('A', 'B'))
+    """
+
+    kind = "facts+hands"
+
+    def __init__(self, player: str) -> None:
+        super().__init__(player)
+        self._sizes: dict[str, int] | None = None
+
+    def _start(self, view: PlayerView) -> None:
+        self._sizes = None  # until the deal is taken in
+        super()._start(view)
+
+    def update(self, view: PlayerView) -> None:
+        """Take in the new events of ``view`` and propagate, counting hands."""
+        super().update(view)
+        if self._sizes != dict(view.hand_sizes):
+            raise KwartetError(
+                f"{self.player}'s fact list followed the hand sizes to {self._sizes}, but "
+                f"the view shows {dict(view.hand_sizes)}"
+            )
+
+    def _take(self, event: Event, view: PlayerView) -> set[int]:
+        touched = super()._take(event, view)
+        # The hand sizes as they were at this event (the view shows only the last ones).
+        kind = type(event)
+        if kind is Dealt:
+            assert isinstance(event, Dealt)
+            self._sizes = dict(zip(event.players, event.hand_sizes, strict=True))
+            return set(range(view.deck.n_families))
+        sizes = self._sizes
+        if sizes is None:
+            return touched
+        if kind is CardMoved:
+            assert isinstance(event, CardMoved)
+            for p, change in ((event.source, -1), (event.destination, +1)):
+                if p in sizes:
+                    sizes[p] += change
+        elif kind is QuartetExposed:
+            assert isinstance(event, QuartetExposed)
+            sizes[event.player] -= 4
+        elif kind is Drew:
+            assert isinstance(event, Drew)
+            sizes[event.player] += 1
+        return touched
+
+    def _consequences(self, families: Iterable[int]) -> None:
+        super()._consequences(families)
+        # Each rule that adds a fact is followed by unit propagation in every family,
+        # then the rules are tried again: to a fixpoint (facts only grow, so it ends).
+        while self._full_hands() or self._pigeonhole():
+            super()._consequences(range(len(self._clauses)))
+
+    def _free_and_open(self) -> tuple[dict[str, int], list[int]]:
+        """Each player's free places, and the open cards."""
+        assert self._sizes is not None
+        free = dict(self._sizes)
+        open_cards = []
+        for c, holder in enumerate(self._holder):
+            if holder is None:
+                open_cards.append(c)
+            elif holder in free:
+                free[holder] -= 1
+        return free, open_cards
+
+    def _full_hands(self) -> bool:
+        """Empty or full hands, and no room to spare; whether a fact was added."""
+        if self._sizes is None:
+            return False
+        free, open_cards = self._free_and_open()
+        changed = False
+        for p in self._players:
+            possible = [
+                c for c in open_cards if p not in self._lacks[c] and self._holder[c] is None
+            ]
+            if not possible:
+                continue
+            if free[p] == 0:
+                for c in possible:
+                    self._lacks[c].add(p)
+                changed = True
+            elif free[p] == len(possible):
+                for c in possible:
+                    self._holder[c] = p
+                changed = True
+        return changed
+
+    def _pigeonhole(self) -> bool:
+        """The first pigeonhole count that adds a fact (Hall's count over sets of players
+        with free places); whether one did."""
+        if self._sizes is None:
+            return False
+        free, open_cards = self._free_and_open()
+        unplaced = frozenset(open_cards)
+        roomy = [p for p in self._players if free[p] > 0]
+        candidates = {c: frozenset(p for p in roomy if p not in self._lacks[c]) for c in open_cards}
+        for k in range(1, len(roomy) + 1):
+            for group in itertools.combinations(roomy, k):
+                members = frozenset(group)
+                # With piles a card only S may hold may still lie in a pile: not counted.
+                inside: set[int] = set()
+                if not self._piles:
+                    inside = {c for c in open_cards if candidates[c] and candidates[c] <= members}
+                needed = len(inside)
+                spared = set(inside)
+                for clauses in self._clauses:
+                    for q in group:
+                        # A clause over a located card is not counted (it is dropped
+                        # once propagated; counting it could count a located card twice).
+                        options = [
+                            o for p, o in clauses if p == q and o <= unplaced and not o & inside
+                        ]
+                        if options:  # one more card, of this family, in q's hand
+                            needed += 1
+                            spared.update(*options)
+                if needed != sum(free[q] for q in group):
+                    continue
+                changed = False
+                for c in open_cards:
+                    if c not in spared and candidates[c] & members:
+                        self._lacks[c].update(candidates[c] & members)
+                        changed = True
+                if changed:
+                    return True
+        return False
+
+
 class HandKnowledge(_ViewFollower):
     """No memory: the own hand and the table as it lies now, nothing from the record.
 
@@ -594,19 +778,21 @@ class HandKnowledge(_ViewFollower):
 KNOWLEDGE_KINDS: dict[str, type[ExactKnowledge | FactKnowledge | HandKnowledge]] = {
     "exact": ExactKnowledge,
     "facts": FactKnowledge,
+    "facts+hands": FactKnowledgeWithHands,
     "hand": HandKnowledge,
 }
 
 
 def make_knowledge(kind: str, player: str) -> KnowledgeBase:
-    """A new knowledge base of ``kind`` (``exact``, ``facts`` or ``hand``) for ``player``.
+    """A new knowledge base of ``kind`` (``exact``, ``facts``, ``facts+hands`` or ``hand``)
+    for ``player``.
 
     >>> make_knowledge("facts", "B").kind
     'facts'
     >>> make_knowledge("psychic", "B")
     Traceback (most recent call last):
     ...
-    kwartet_epistemic.errors.GameSetupError: knowledge 'psychic': expected one of exact, facts, hand
+    kwartet_epistemic.errors.GameSetupError: knowledge 'psychic': expected one of exact, facts, facts+hands, hand
     """
     if kind not in KNOWLEDGE_KINDS:
         raise GameSetupError(f"knowledge {kind!r}: expected one of {', '.join(KNOWLEDGE_KINDS)}")

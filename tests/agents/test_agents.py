@@ -10,6 +10,7 @@ import pytest
 
 import kwartet_epistemic as kw
 from kwartet_epistemic.agents import (
+    KNOWLEDGE_KINDS,
     Agent,
     AgentSpec,
     ExactKnowledge,
@@ -49,7 +50,7 @@ def _play(game: kw.Game, specs: list[str], seed: int = 0) -> kw.Game:
 
 
 @pytest.mark.parametrize("policy", sorted(set(policy_names()) - {"cautious_doc"}))
-@pytest.mark.parametrize("knowledge", ["exact", "facts", "hand"])
+@pytest.mark.parametrize("knowledge", list(KNOWLEDGE_KINDS))
 def test_every_policy_with_every_knowledge_plays_a_whole_game(policy: str, knowledge: str) -> None:
     spec = FAST_SPECS.get(policy, policy) + f":{knowledge}"
     game = kw.Game.deal(kw.Deck.piquet(families=5), ["A", "B", "C"], seed=len(policy))

@@ -14,6 +14,12 @@ list must
 
 Plus hand-built positions for the rule the library once got wrong: a player who receives a
 card of a family it asked about keeps its clause "holds one of S", minus the received card.
+
+The second baseline, ``facts+hands`` (:class:`FactKnowledgeWithHands`: the fact list plus
+the hand-size rules), is checked at the end: on random games it locates only what the
+exact state locates (its location probability 1) and everything ``facts`` locates; each
+of its rules fires on a hand-built position where ``facts`` is silent; and the position
+where the no-complete-family rule locates a card shows that exactness still knows more.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kwartet_epistemic as kw
-from kwartet_epistemic.agents import FactKnowledge
+from kwartet_epistemic.agents import FactKnowledge, FactKnowledgeWithHands
 from kwartet_epistemic.events import (
     Answered,
     Asked,
@@ -419,3 +425,195 @@ def test_the_empty_hand_rule_ivopascal_ran_locates_the_last_candidate() -> None:
     facts.update(game.view("D"))
     assert facts.known_holder("9C") == "A"
     assert kw.knowledge(game).knows_location("D", "9C") == "A"
+
+
+# ----- facts+hands: the fact list with the hand-size rules ------------------------------
+
+
+def _sure_holders(state: kw.EpistemicState, player: str) -> dict[str, str]:
+    """The cards ``player``'s exact state places with probability 1, and where."""
+    matrix = state.location_probabilities(player)
+    players = state.players
+    return {
+        card.code: players[int(np.argmax(matrix[card.index]))]
+        for card in state.deck.cards
+        if np.isclose(matrix[card.index].max(), 1.0)
+    }
+
+
+def _check_hands_game(game: kw.Game, rng: np.random.Generator, max_asks: int) -> int:
+    """Random asks to the end; after every ask, for every observer, ``facts+hands``
+    (updated every ask, at its own turns, or afresh) places each card it locates where
+    the exact state does and where the game has it, and locates all that ``facts`` does.
+    Returns how many cards it located beyond ``facts``."""
+    exact = None if game.rules.draw_pile else kw.knowledge(game)
+    facts = {p: FactKnowledge(p) for p in game.players}
+    every_ask = {p: FactKnowledgeWithHands(p) for p in game.players}
+    own_turns = {p: FactKnowledgeWithHands(p) for p in game.players}
+    beyond = 0
+    for _ in range(max_asks + 1):
+        truth = _true_holders(game)
+        for p in game.players:
+            view = game.view(p)
+            facts[p].update(view)
+            plain = _located(facts[p], game)
+            sure = _sure_holders(exact, p) if exact is not None else None
+            bases = [every_ask[p]]
+            if game.to_move == p or game.is_over:
+                bases.append(own_turns[p])
+            if rng.random() < 0.05:
+                bases.append(FactKnowledgeWithHands(p))
+            for base in bases:
+                base.update(view)
+                found = _located(base, game)
+                for code, holder in found.items():
+                    assert truth.get(code) == holder, (p, code, holder)
+                    if sure is not None:
+                        assert sure.get(code) == holder, (p, code, holder, "exact does not know")
+                assert all(found.get(c) == h for c, h in plain.items()), (p, plain, found)
+            beyond += len(_located(every_ask[p], game)) - len(plain)
+        if game.is_over:
+            break
+        game.play(game.random_legal_ask(rng))
+    return beyond
+
+
+HANDS_RULES = {**RULES, **PILE_RULES}
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    seed=st.integers(0, 100_000),
+    players=st.integers(3, 5),
+    families=st.integers(2, 8),
+    rules=st.sampled_from(list(HANDS_RULES)),
+)
+def test_facts_with_hands_is_sound_and_knows_what_facts_know(
+    seed: int, players: int, families: int, rules: str
+) -> None:
+    try:
+        game = kw.Game.deal(
+            kw.Deck.piquet(families=families), NAMES[:players], seed=seed,
+            rules=HANDS_RULES[rules],
+        )  # fmt: skip
+    except kw.GameSetupError:
+        return  # too few cards for the stock
+    _check_hands_game(game, np.random.default_rng(seed), max_asks=150)
+
+
+def test_facts_with_hands_locates_more_than_facts_on_seeded_games() -> None:
+    """The rules do fire on ordinary games (the property test above would pass with
+    rules that never fire)."""
+    beyond = 0
+    for seed in range(6):
+        players, families = SETUPS[seed % len(SETUPS)]
+        game = kw.Game.deal(kw.Deck.piquet(families=families), NAMES[:players], seed=seed)
+        beyond += _check_hands_game(game, np.random.default_rng(seed), max_asks=200)
+    assert beyond > 0
+
+
+def _both(game: kw.Game, observer: str) -> tuple[FactKnowledge, FactKnowledgeWithHands]:
+    facts, hands = FactKnowledge(observer), FactKnowledgeWithHands(observer)
+    facts.update(game.view(observer))
+    hands.update(game.view(observer))
+    return facts, hands
+
+
+def _play_asks(game: kw.Game, asks: list[tuple[str, str, str]]) -> None:
+    for asker, target, card in asks:
+        assert game.to_move == asker
+        game.ask(target, card)
+
+
+def test_full_hand_a_player_whose_cards_are_all_located_holds_no_other() -> None:
+    game = kw.Game.from_hands(
+        kw.Deck.piquet(families=2),
+        {"A": ["7D", "8S"], "B": ["7S", "8H"], "C": ["8D", "8C"], "D": ["7H", "7C"]},
+        first="B",
+    )  # fmt: skip
+    # B asks D for 8D (no); D asks C for 7D (no); C asks D for 8S (no).  B sees 7D and
+    # 8S refused or asked for by C and D: both are A's, and A has two cards, so A lacks
+    # 8D: it is C's (D refused it).  The fact list stops at "A or C".
+    _play_asks(game, [("B", "D", "8D"), ("D", "C", "7D"), ("C", "D", "8S")])
+    facts, hands = _both(game, "B")
+    assert facts.known_holder("7D") == facts.known_holder("8S") == "A"
+    assert facts.known_holder("8D") is None and set(facts.candidates("8D")) == {"A", "C"}
+    assert hands.known_holder("8D") == "C"
+    assert kw.knowledge(game).knows_location("B", "8D") == "C"
+
+
+def test_no_room_to_spare_a_player_whose_possible_cards_fill_their_hand_holds_them() -> None:
+    # Dutch rules: equal hands of five, one card set aside.  B is dealt the four tens
+    # (laid down at once) and 8H.  B asks A for 8D (yes), so B's eight was 8H: B's two
+    # cards are known and B holds no other (a full hand).  B asks C for 8C (no).  A sees
+    # six cards left for C's five and the set-aside one; C lacks 8C, so C's five are the
+    # other five (8C is set aside).  A card may lie in the pile, so neither list takes a
+    # last candidate for the holder; the fact list does not even know B's hand is full.
+    game = kw.Game.from_hands(
+        kw.Deck.piquet(families=4),
+        {"A": ["7S", "8S", "8D", "9D", "9C"], "B": ["8H", "10S", "10H", "10D", "10C"],
+         "C": ["7H", "7D", "7C", "9S", "9H"]},
+        aside=["8C"], first="B", rules=kw.RuleSet.preset("dutch"),
+    )  # fmt: skip
+    _play_asks(game, [("B", "A", "8D"), ("B", "C", "8C")])
+    facts, hands = _both(game, "A")
+    exact = kw.knowledge(game)
+    for code in ("7H", "7D", "7C", "9S", "9H"):
+        assert facts.known_holder(code) is None
+        assert set(facts.candidates(code)) == {"B", "C"}
+        assert hands.known_holder(code) == "C" == exact.knows_location("A", code)
+    assert hands.known_holder("8C") is None
+
+
+def test_pigeonhole_one_player_holds_a_card_of_each_asked_family_and_nothing_else() -> None:
+    game = kw.Game.from_hands(
+        kw.Deck.piquet(families=3),
+        {"A": ["7S", "7H", "7D", "8C"], "B": ["8D", "9S", "9D", "9C"],
+         "C": ["7C", "8S", "8H", "9H"]},
+        first="A",
+    )  # fmt: skip
+    # A takes 7C and lays the sevens down: one card left.  A asks C for 8D (no), so A
+    # holds an eight: A's one card is an eight, and A lacks 9H.  B sees 9H with A or C:
+    # it is C's.
+    _play_asks(game, [("A", "C", "7C"), ("A", "C", "8D")])
+    facts, hands = _both(game, "B")
+    assert game.hand_sizes["A"] == 1
+    assert set(facts.candidates("9H")) == {"A", "C"}
+    assert hands.known_holder("9H") == "C" == kw.knowledge(game).knows_location("B", "9H")
+
+
+def test_pigeonhole_two_players_free_places_are_filled_so_they_hold_no_other_card() -> None:
+    game = kw.Game.from_hands(
+        kw.Deck.piquet(families=2),
+        {"A": ["7D", "8C"], "B": ["7S", "7C"], "C": ["7H", "8H"], "D": ["8S", "8D"]},
+        first="B",
+    )  # fmt: skip
+    # Five refusals.  D then sees: 7D is A's; B lacks 8H and 8C, so those two eights are
+    # with A or C; C holds a seven, 7S or 7H.  A and C have three free places between
+    # them: the two eights and C's seven fill them, so neither holds 7C: it is B's.  No
+    # hand is full and no single player's count decides it.
+    _play_asks(game, [("B", "D", "7D"), ("D", "B", "8C"), ("B", "C", "7D"),
+                      ("C", "D", "7C"), ("D", "B", "8H")])  # fmt: skip
+    facts, hands = _both(game, "D")
+    assert facts.known_holder("7D") == "A"
+    assert set(facts.candidates("7C")) == {"A", "B"}
+    assert hands.known_holder("7C") == "B" == kw.knowledge(game).knows_location("D", "7C")
+
+
+def test_exactness_still_locates_more_the_no_complete_family_rule() -> None:
+    # C takes 8S from B.  A sees C's four cards and B's one among 7C 8H 8D 8C (with C's
+    # 8S): were 7C B's, C would hold all four eights and would have laid them down.  So
+    # 7C is C's, which only the exact state knows (the hand rules do not count families).
+    game = kw.Game.from_hands(
+        kw.Deck.piquet(families=2),
+        {"A": ["7S", "7H", "7D"], "B": ["8S", "8H"], "C": ["7C", "8D", "8C"]},
+        first="C",
+    )  # fmt: skip
+    _play_asks(game, [("C", "B", "8S")])
+    facts, hands = _both(game, "A")
+    assert hands.known_holder("7C") is None and set(hands.candidates("7C")) == {"B", "C"}
+    assert kw.knowledge(game).knows_location("A", "7C") == "C"

@@ -254,13 +254,13 @@ def card_is_open(view: kw.PlayerView, card: kw.Card) -> bool:
     return view.deck.families[card.family_index] not in view.exposed
 
 
-def test_make_knowledge_names_the_three_kinds() -> None:
-    assert [make_knowledge(k, "A").kind for k in ("exact", "facts", "hand")] == [
-        "exact",
-        "facts",
-        "hand",
-    ]
-    with pytest.raises(kw.GameSetupError, match="expected one of exact, facts, hand"):
+def test_make_knowledge_names_the_four_kinds() -> None:
+    kinds = ("exact", "facts", "facts+hands", "hand")
+    assert [make_knowledge(k, "A").kind for k in kinds] == list(kinds)
+    assert str(kw.AgentSpec.parse("defensive:facts+hands")) == "defensive:facts+hands"
+    with pytest.raises(
+        kw.GameSetupError, match=r"expected one of exact, facts, facts\+hands, hand"
+    ):
         make_knowledge("oracle", "A")
 
 

@@ -1,8 +1,9 @@
 """experiments/exact_vs_facts.py: what the exact state locates that the fact list misses.
 
 By construction checks on a few 32-card games: the exact state never misses what the
-fact list locates, each extra location has one category and the categories sum to the
-extra count, the rows agree with a state built afresh, the counting rules only draw
+fact list with the hand rules locates, which never misses what the fact list locates,
+each extra location has one category and the categories sum to the extra count, the
+hand rules' recovered cards sum to what they add, the rows agree with a state built afresh, the counting rules only draw
 conclusions the exact state draws, and every worked example's explanation forces its
 card.  Plus the two counting rules on hand-built fact lists, with known answers.
 """
@@ -15,7 +16,7 @@ import pytest
 from kwartet_testing import load_script
 
 import kwartet_epistemic as kw
-from kwartet_epistemic.agents import ExactKnowledge, FactKnowledge
+from kwartet_epistemic.agents import ExactKnowledge, FactKnowledge, FactKnowledgeWithHands
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,9 +36,14 @@ def test_exact_never_misses_what_facts_locate_and_categories_sum_to_the_extra(pl
     for result in played:
         assert {row["turn"] for row in result.rows} == set(range(result.asks + 1))
         for row in result.rows:
-            assert 0 <= row["facts"] <= row["exact"] <= row["hidden"]
+            assert list(row) == evf.COLUMNS
+            assert 0 <= row["facts"] <= row["hands"] <= row["exact"] <= row["hidden"]
             assert row["extra"] == row["exact"] - row["facts"]
             assert sum(row[c] for c in columns) == row["extra"]
+            # every card the hand rules add is an extra card of exactly one category
+            recovered = [row[c.replace("extra_", "recovered_")] for c in columns]
+            assert sum(recovered) == row["hands"] - row["facts"]
+            assert all(0 <= n <= row[c] for n, c in zip(recovered, columns, strict=True))
             extra_seen += row["extra"]
         for episode in result.episodes:
             assert episode["category"] in evf.CATEGORIES
@@ -54,10 +60,13 @@ def test_rows_agree_with_knowledge_built_afresh_at_later_turns(played):
                 p = row["player"]
                 facts = FactKnowledge(p)
                 facts.update(game.view(p))
+                hands = FactKnowledgeWithHands(p)
+                hands.update(game.view(p))
                 hidden = [c for q in game.players if q != p for c in game.hand(q)]
                 assert row["hidden"] == len(hidden)
                 assert row["exact"] == sum(state.knows_location(p, c) is not None for c in hidden)
                 assert row["facts"] == sum(facts.known_holder(c) is not None for c in hidden)
+                assert row["hands"] == sum(hands.known_holder(c) is not None for c in hidden)
 
 
 def test_episode_categories_match_their_explanations(played):
@@ -130,6 +139,28 @@ def test_pigeonhole_rule_two_players_places_filled_by_a_card_and_a_clause():
     assert two[deck.card("7H").index] is None  # B or C: not decided
 
 
+def test_hands_numbers_are_differences_of_the_located_shares():
+    rows = [
+        {"game": g, "turn": 0, "hidden": 20, "exact": e, "facts": f, "hands": h,
+         **{f"extra_{c.replace(' ', '_')}": 0 for c in evf.CATEGORIES},
+         **{f"recovered_{c.replace(' ', '_')}": 0 for c in evf.CATEGORIES}}
+        for g, (e, f, h) in enumerate([(4, 2, 3), (6, 2, 6), (2, 2, 2)])
+    ]  # fmt: skip
+    rows[0]["extra_full_hand"], rows[0]["recovered_full_hand"] = 2, 1
+    numbers = evf.headline(rows)["all"]
+    assert numbers["exact_share"] == pytest.approx(12 / 60)
+    assert numbers["hands_share"] == pytest.approx(11 / 60)
+    assert numbers["exact_minus_facts_pts"] == pytest.approx(100 * 6 / 60)
+    assert numbers["hands_minus_facts_pts"] == pytest.approx(100 * 5 / 60)
+    assert numbers["exact_minus_hands_pts"] == pytest.approx(100 * 1 / 60)
+    assert numbers["hands_recovered_pct"] == pytest.approx(100 * 5 / 6)
+    assert numbers["more_than_hands_pct"] == pytest.approx(100 * 1 / 11)
+    assert numbers["recovered"]["full hand"] == 0.5
+    for key in ("exact_minus_facts_pts", "exact_minus_hands_pts", "hands_recovered_pct"):
+        low, high = numbers[f"{key}_95"]
+        assert low <= numbers[key] <= high
+
+
 def test_run_writes_every_output_and_resumes(tmp_path):
     first = evf.run(2, tmp_path, seed=14_000)
     again = evf.run(3, tmp_path, seed=14_000)  # plays only the third game
@@ -143,12 +174,29 @@ def test_run_writes_every_output_and_resumes(tmp_path):
     assert evf.run(3, tmp_path, seed=14_000)["all"] == again["all"]  # nothing was changed
     (row,) = evf.compare([tmp_path], tmp_path / "table")  # the side-by-side table reads it back
     assert row["games"] == 3 and row["all_more_pct"] == round(again["all"]["more_pct"], 2)
+    assert row["all_hands_share"] == round(again["all"]["hands_share"], 4)
+    macros = (tmp_path / "exact_vs_facts_numbers.tex").read_text()
+    for name in ("AllHandsShare", "AllExactMinusHandsPtsCI", "LateHandsRecovered",
+                 "AllRecoveredPigeonhole", "AllMore", "AllCatFullHand"):  # fmt: skip
+        assert f"\\kwExact{name}}}" in macros
+    text = (tmp_path / "exact_vs_facts.txt").read_text()
+    assert "exact - facts+hands" in text and "facts+hands - facts" in text
     import json
 
     for entry in json.loads((tmp_path / "exact_vs_facts_catalogue.json").read_text()):
         if entry["found"]:
             assert entry["forces"] and entry["holder"] == entry["true_holder"]
             assert len(entry["facts_candidates"]) > 1  # the fact list does not know it
+
+
+def test_a_folder_of_rows_without_the_hand_rules_counts_is_not_resumed(tmp_path):
+    evf.run(2, tmp_path, seed=14_000)
+    path = tmp_path / "exact_vs_facts.csv"
+    lines = path.read_text().splitlines()
+    width = evf.COLUMNS.index("hands")  # the columns an earlier version wrote
+    path.write_text("\n".join(",".join(line.split(",")[:width]) for line in lines) + "\n")
+    with pytest.raises(ValueError, match="another version"):
+        evf.run(3, tmp_path, seed=14_000)
 
 
 def test_a_run_stopped_inside_its_last_game_resumes_to_the_same_numbers(tmp_path):

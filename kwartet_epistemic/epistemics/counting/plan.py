@@ -327,13 +327,21 @@ def _run_in_kernel(
         tables = programme.tables
     else:
         tables, wanted, copies = programme.kernel_order(wanted)
+    if (
+        options.memory_limit is None
+        and need <= _UNWEIGHED_NEED
+        and programme.size < _SPARSE_MIN_SIZE
+    ):
+        # What memory is free costs a file read, a tenth of a small count: tables of a
+        # few MiB are not weighed against it (a limit that is set always is).
+        limit = _UNWEIGHED_NEED
+    else:
+        limit = memory_in_force(options)  # read once (by default it reads /proc/meminfo)
     merge = None
     if not keep_backward and (
         options.merge_open or (options.merge_open is None and programme.size >= _MERGE_MIN_SIZE)
     ):
-        merge = merge_open(
-            tables, wanted, programme.dim_key, programme.size, memory_in_force(options) // 4
-        )
+        merge = merge_open(tables, wanted, programme.dim_key, programme.size, limit // 4)
         # The closing factor makes the backward tables dense from their first: it pays
         # where the merged families hold a good share of the use vectors.
         total = sum(len(t.weights) for t in tables)
@@ -345,16 +353,6 @@ def _run_in_kernel(
             merge = None
     count: int | None = None
     backward = None
-    if (
-        options.memory_limit is None
-        and need <= _UNWEIGHED_NEED
-        and programme.size < _SPARSE_MIN_SIZE
-    ):
-        # What memory is free costs a file read, a tenth of a small count: tables of a
-        # few MiB are not weighed against it (a limit that is set always is).
-        limit = _UNWEIGHED_NEED
-    else:
-        limit = memory_in_force(options)  # read once (by default it reads /proc/meminfo)
     # Without draws the open families fill the maps' box: merged, the dense tables win
     # (unless the options ask for the maps).
     if not keep_backward and (options.sparse or merge is None or programme.draws > 0):

@@ -133,6 +133,12 @@ STEPS: tuple[Step, ...] = (
     Step("bench_symbolic", "experiments/bench_symbolic.py",
          _s("--sizes", "4", "6", "--repeat", "1", "--out", "{dir}"),
          _s("--repeat", "3", "--out", "{dir}"), outputs=("bench_symbolic_numbers.tex",)),
+    # General model counters on the law as CNF (extra baselines); the full run takes
+    # about an hour, most of it in the tools' 60-second timeouts.
+    Step("model_counting_baselines", "experiments/model_counting_baselines.py",
+         _s("--quick", "--out", "{dir}"), _s("--repeats", "5", "--timeout", "60", "--out", "{dir}"),
+         outputs=("model_counting_baselines.txt", "model_counting_baselines_numbers.tex"),
+         needs=("pyganak", "pyapproxmc", "pysdd")),
     Step("duplicate", "experiments/duplicate.py",
          _s("random", "knowledge", "--deals", "4", "--jobs", "1"),
          _s("search", "higher_order")),

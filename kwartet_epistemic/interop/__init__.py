@@ -6,7 +6,10 @@ when used (they need optional extras):
 - :mod:`.encoding`: the observation layout and the public record's planes they share;
 - :mod:`.openspiel_game`: the OpenSpiel game ``python_kwartet`` (game, state, observer);
 - :mod:`.openspiel_bots`: OpenSpiel's bots as agents (``openspiel:ismcts``) and agents
-  as OpenSpiel bots, extra ``openspiel``.
+  as OpenSpiel bots, extra ``openspiel``;
+- :mod:`.cnf`: the law of a position as DIMACS CNF, whose models are the counting
+  engine's worlds, for general model counters (Ganak, ApproxMC, SDD: extra
+  ``baselines``).
 
 SMCDEL's text input, a conversion rather than an environment, is
 :func:`kwartet_epistemic.to_smcdel`.

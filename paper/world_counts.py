@@ -142,11 +142,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, int | float]]:
             "$p$",
             "deals",
             "hidden",
-            "public worlds",
-            "A's worlds",
+            "public",
+            "A's",
             "dims",
             "states",
-            "ms (CPU)",
+            "ms",
         ],  # fmt: skip
         table,
     )

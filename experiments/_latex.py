@@ -29,6 +29,7 @@ ValueError: macro part 'after30': expected letters only (TeX macro names hold no
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import platform
@@ -101,9 +102,11 @@ def escape(text: str) -> str:
     return "".join(out)
 
 
-def provenance(script: str) -> list[str]:
-    """Comment lines naming the script, the commit (and whether the tree was dirty), the
-    machine and the load average at writing time."""
+@functools.cache
+def source_state() -> tuple[str, bool]:
+    """The commit the run started from and whether the tree had uncommitted changes
+    then: read once per process, so that a script's own earlier outputs (tracked files
+    it rewrites) do not mark its later ones as made from a changed tree."""
     root = Path(__file__).resolve().parent.parent
 
     def git(*args: str) -> str:
@@ -116,7 +119,15 @@ def provenance(script: str) -> list[str]:
         return done.stdout.strip() if done.returncode == 0 else ""
 
     commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
-    dirty = " (uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return commit, bool(git("status", "--porcelain", "--untracked-files=no"))
+
+
+def provenance(script: str) -> list[str]:
+    """Comment lines naming the script, the commit (and whether the tree was dirty when
+    the run started: :func:`source_state`), the machine and the load average at writing
+    time."""
+    commit, changed = source_state()
+    dirty = " (uncommitted changes)" if changed else ""
     try:
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:

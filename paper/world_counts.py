@@ -118,14 +118,19 @@ def main(argv: list[str] | None = None) -> list[dict[str, int | float]]:
         macros[key + "Ms"] = _latex.fmt(float(r["ms"]), 2)
     four = next(r for r in rows if r["cards"] == 32 and r["players"] == 4)
     macros["kwWorldsThirtyTwoFourExact"] = f"{int(four['public']):,}".replace(",", "{,}")
+
+    def big(n: int) -> str:
+        """A count in the table: whole below ten million, else two significant digits."""
+        return f"${_latex.fmt(n, 0) if n < 10**7 else _latex.fmt(float(n), 2)}$"
+
     table = [
         [
             str(r["cards"]),
             str(r["players"]),
-            f"${_latex.fmt(int(r['deals']), 0)}$",
+            big(int(r["deals"])),
             str(r["hidden"]),
-            f"${_latex.fmt(int(r['public']), 0)}$",
-            f"${_latex.fmt(int(r['mine']), 0)}$",
+            big(int(r["public"])),
+            big(int(r["mine"])),
             f"{r['dims']} / {r['mine_dims']}",
             f"{_latex.fmt(int(r['states']), 0)} / {_latex.fmt(int(r['mine_states']), 0)}",
             f"${_latex.fmt(float(r['ms']), 2)}$",

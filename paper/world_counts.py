@@ -120,8 +120,15 @@ def main(argv: list[str] | None = None) -> list[dict[str, int | float]]:
     macros["kwWorldsThirtyTwoFourExact"] = f"{int(four['public']):,}".replace(",", "{,}")
 
     def big(n: int) -> str:
-        """A count in the table: whole below ten million, else two significant digits."""
-        return f"${_latex.fmt(n, 0) if n < 10**7 else _latex.fmt(float(n), 2)}$"
+        """A count in the table: whole below ten million, else two significant digits.
+
+        >>> big(292864), big(45508998487680)
+        ('$292{,}864$', '$4.6\\cdot10^{13}$')
+        """
+        if n < 10**7:
+            return f"${_latex.fmt(n, 0)}$"
+        mantissa, exponent = f"{n:.1e}".split("e")
+        return f"${mantissa}\\cdot10^{{{int(exponent)}}}$"
 
     table = [
         [

@@ -47,6 +47,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # run as a file or loa
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _latex  # noqa: E402
 import ladder  # noqa: E402
+import leakage  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FAIR = 0.25  # a four-player seat's fair share of the win
@@ -215,7 +216,7 @@ def leakage_tests(data: Path) -> list[Test]:
             row["share"]
         )
     tests = []
-    for rules, hider, twin in ladder_free_twins():
+    for rules, hider, twin in leakage.TWINS:
         mine, theirs = shares.get((rules, hider), {}), shares.get((rules, twin), {})
         common = sorted(set(mine) & set(theirs))
         if len(common) < 2:
@@ -225,21 +226,6 @@ def leakage_tests(data: Path) -> list[Test]:
         primary = (rules, hider, twin) == ("publisher", "silent", "greedy")
         tests.append(Test("leakage", f"{rules}: {hider} - {twin}", mean, low, high, p, primary))
     return tests
-
-
-def ladder_free_twins() -> tuple[tuple[str, str, str], ...]:
-    """The hiding policies and their twins of the leakage experiment."""
-    return (
-        ("publisher", "silent", "greedy"),
-        ("publisher", "mixed", "greedy"),
-        ("publisher", "higher_order", "knowledge"),
-        ("publisher", "tips[remember,hide]", "tips[remember]"),
-        ("publisher", "tips[remember,spread]", "tips[remember]"),
-        ("publisher", "tips[remember,bluff]", "tips[remember]"),
-        ("bluffing", "greedy_bluff", "greedy"),
-        ("bluffing", "silent", "greedy"),
-        ("bluffing", "mixed", "greedy"),
-    )
 
 
 def adjust(tests: list[Test]) -> None:

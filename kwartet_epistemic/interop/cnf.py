@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from kwartet_epistemic.epistemics.counting.counter import viewer_masks
 from kwartet_epistemic.epistemics.history import (
     IGNORED,
     Clause,
@@ -475,29 +476,15 @@ def _history_and_viewers(
     return history, tuple(infos)
 
 
-def _viewer_masks(history: PublicHistory, infos: Sequence[PrivateInfo]) -> list[int]:
-    """Per card the slots the viewers' private information allows: each of their own
-    cards comes only from its own slot (their hand or their draw), every other card from
-    none of their slots (as the counting engine reads a viewer)."""
-    n_slots = len(history.capacity)
-    everything = (1 << n_slots) - 1
-    own: dict[int, int] = {}
-    own_slots = 0
+def _check_draws(history: PublicHistory, infos: Sequence[PrivateInfo]) -> None:
+    """Refuse a viewer whose private draws the record does not hold."""
     for info in infos:
-        hand = 1 << history.players.index(info.player)
-        own_slots |= hand
-        for c in info.dealt:
-            own[c] = hand
-        for number, card in info.draws:
+        for number, _ in info.draws:
             if number >= len(history.draw_slots):
                 raise CnfLawError(
                     f"viewer {info.player!r}: draw {number} is not in the record "
                     f"({len(history.draw_slots)} draws)"
                 )
-            bit = 1 << history.draw_slots[number]
-            own_slots |= bit
-            own[card] = bit
-    return [own.get(c, everything & ~own_slots) for c in range(len(history.deck))]
 
 
 class _Origins:
@@ -559,7 +546,10 @@ def _encode(history: PublicHistory, infos: Sequence[PrivateInfo]) -> CnfLaw:
     deck = history.deck
     n_cards = len(deck)
     n_slots = len(history.capacity)
-    masks = _viewer_masks(history, infos)
+    _check_draws(history, infos)
+    # The viewers' own cards from their own slots, every other card from none of them:
+    # the counting engine's reading of a viewer.
+    masks = viewer_masks(history, tuple(infos)) if infos else (-1,) * n_cards
     options = [
         [s for s in range(n_slots) if (history.allowed[c] & masks[c]) >> s & 1]
         for c in range(n_cards)

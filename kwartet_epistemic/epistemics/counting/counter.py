@@ -69,6 +69,7 @@ __all__ = [
     "clear_caches",
     "exact_probabilities",
     "family_probabilities",
+    "viewer_masks",
 ]
 
 _EAGER_SIZE = 1 << 12  # larger tables with draws: ``marginals=True`` waits for first use
@@ -969,7 +970,7 @@ def family_probabilities(
         count = _kernel.recount(
             history.capacity,
             history.allowed,
-            _viewer_masks(history, viewers) if viewers else None,
+            viewer_masks(history, viewers) if viewers else None,
             history.coded_clauses,
             history.clauses,
             wanted,
@@ -1037,10 +1038,21 @@ def _viewer_rules(
     return own_card, ~own_slots
 
 
-def _viewer_masks(history: PublicHistory, viewers: tuple[PrivateInfo, ...]) -> tuple[int, ...]:
-    """Per card the slots the viewers' private information allows (as
-    :meth:`WorldCounter._viewer_rules` says it: their own cards from their own slots,
-    every other card from none of them), remembered in the history's memo."""
+def viewer_masks(history: PublicHistory, viewers: tuple[PrivateInfo, ...]) -> tuple[int, ...]:
+    """Per card the slots the viewers' private information allows (their own cards from
+    their own slots, every other card from none of them; a mask to intersect with the
+    history's ``allowed``), remembered in the history's memo.
+
+    >>> import kwartet_epistemic as kw
+    >>> from kwartet_epistemic.epistemics.history import private_info
+    >>> game = kw.Game.deal(kw.Deck.piquet(families=2), ["A", "B", "C"], seed=1)
+    >>> history = PublicHistory(game.deck, game.players, game.rules)
+    >>> history.extend(game.record)
+    >>> info = private_info(game.deck, "A", game.view("A").hand, game.view("A").record)
+    >>> masks = viewer_masks(history, (info,))
+    >>> {masks[c] & 0b111 for c in info.dealt}
+    {1}
+    """
     key = ("viewer masks", viewers)
     masks = history.memo.get(key)
     if masks is None:

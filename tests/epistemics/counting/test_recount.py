@@ -28,7 +28,7 @@ from kwartet_epistemic.epistemics.history import Clause, PublicHistory
 def _kernel_answer(history: PublicHistory, viewers: list, families: frozenset[int]):
     """What the kernel's recount itself says: (count or None, the matrix it wrote)."""
     matrix = np.full((len(history.deck), len(history.players)), np.nan)
-    masks = counter._viewer_masks(history, tuple(viewers)) if viewers else None
+    masks = counter.viewer_masks(history, tuple(viewers)) if viewers else None
     count = _counting_kernel.recount(
         history.capacity,
         history.allowed,

@@ -132,7 +132,7 @@ STEPS: tuple[Step, ...] = (
          outputs=("bench_smcdel_numbers.tex",)),
     Step("bench_symbolic", "experiments/bench_symbolic.py",
          _s("--sizes", "4", "6", "--repeat", "1", "--out", "{dir}"),
-         _s("--repeat", "3", "--out", "{dir}"), outputs=("bench_symbolic_numbers.tex",)),
+         _s("--repeat", "5", "--out", "{dir}"), outputs=("bench_symbolic_numbers.tex",)),
     # General model counters on the law as CNF (extra baselines); the full run takes
     # about an hour, most of it in the tools' 60-second timeouts.
     Step("model_counting_baselines", "experiments/model_counting_baselines.py",
@@ -199,7 +199,7 @@ STEPS: tuple[Step, ...] = (
     # SMCDEL's columns only where its binaries are (see the script); otherwise our side.
     Step("scaling", "experiments/scaling.py",
          _s("--quick", "--out", "{dir}"),
-         _s("--games", "4", "--budget", "10", "--repeat", "3", "--muddy", "10", "20", "40",
+         _s("--games", "4", "--budget", "10", "--repeat", "5", "--muddy", "10", "20", "40",
             "--dining", "5", "10", "20", "40", "--out", "{dir}"),
          outputs=("scaling_events.csv.gz", "scaling_grid.csv", "scaling_smcdel.csv",
                   "scaling_cost.png", "scaling_states.png", "scaling_numbers.tex",

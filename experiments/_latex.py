@@ -75,6 +75,25 @@ def fmt(value: float | int, digits: int = 3) -> str:
     return text.replace(",", "{,}")
 
 
+def sig(value: float, digits: int = 2) -> str:
+    """A measured time or rate for TeX: ``digits`` significant digits (the precision a
+    median over a few runs on one machine carries), thousands grouped with ``{,}``.
+
+    >>> [sig(x) for x in (3013.4, 328.6, 0.5764, 20.416, 0.0211, 0.0, 9.96)]
+    ['3{,}000', '330', '0.58', '20', '0.021', '0', '10']
+    """
+    x = float(value)
+    if isinstance(value, bool) or not math.isfinite(x) or digits < 1:
+        raise ValueError(
+            f"value {value!r}, digits {digits!r}: expected a finite number, digits >= 1"
+        )
+    if x == 0:
+        return "0"
+    rounded = float(f"{x:.{digits - 1}e}")
+    places = max(digits - 1 - math.floor(math.log10(abs(rounded))), 0)
+    return fmt(int(rounded) if places == 0 else rounded, places)
+
+
 def _power(x: float, digits: int) -> str:
     mantissa, exponent = f"{x:.{max(digits - 1, 0)}e}".split("e")
     return f"{mantissa}\\cdot10^{{{int(exponent)}}}"

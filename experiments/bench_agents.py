@@ -237,8 +237,8 @@ def run(args: argparse.Namespace) -> dict[str, str]:
         rows = ours[("games", spec)]
         speed, cpu = median(rows, "per_second"), median(rows, "per_cpu_second")
         line = f"   4 x {spec:<16} {speed:7.1f} games/s  ({cpu:7.1f} per CPU s)"
-        numbers[f"kwBenchAgents{_SPEC_WORDS[spec]}Cpu"] = _latex.fmt(cpu, 1)
-        numbers[f"kwBenchAgents{_SPEC_WORDS[spec]}Wall"] = _latex.fmt(speed, 1)
+        numbers[f"kwBenchAgents{_SPEC_WORDS[spec]}Cpu"] = _latex.sig(cpu)
+        numbers[f"kwBenchAgents{_SPEC_WORDS[spec]}Wall"] = _latex.sig(speed)
         if args.against:
             old = median(theirs[("games", spec)], "per_second")
             old_cpu = median(theirs[("games", spec)], "per_cpu_second")
@@ -269,9 +269,9 @@ def run(args: argparse.Namespace) -> dict[str, str]:
     numbers["kwBenchAgentsSearchPositions"] = _latex.fmt(rows[0]["positions"], 0)
     numbers["kwBenchAgentsSearchSearched"] = _latex.fmt(rows[0]["searched"], 0)
     numbers["kwBenchAgentsSearchGames"] = str(args.search_games)
-    numbers["kwBenchAgentsSearchMedianCpu"] = _latex.fmt(cpu, 1)
-    numbers["kwBenchAgentsSearchPninetyCpu"] = _latex.fmt(median(rows, "p90_cpu"), 1)
-    numbers["kwBenchAgentsSearchMedianAll"] = _latex.fmt(median(rows, "median_all"), 1)
+    numbers["kwBenchAgentsSearchMedianCpu"] = _latex.sig(cpu)
+    numbers["kwBenchAgentsSearchPninetyCpu"] = _latex.sig(median(rows, "p90_cpu"))
+    numbers["kwBenchAgentsSearchMedianAll"] = _latex.sig(median(rows, "median_all"))
     print(
         f"   target median <= {TARGET_SEARCH_MEDIAN_MS:.0f} ms: "
         f"{_met(med <= TARGET_SEARCH_MEDIAN_MS)} (wall-clock), "
@@ -295,8 +295,8 @@ def run(args: argparse.Namespace) -> dict[str, str]:
         speedup = times[1] / times[2]
         machine = machine_speedup()
         numbers["kwBenchAgentsParallelGames"] = _latex.fmt(args.parallel_games, 0)
-        numbers["kwBenchAgentsSpeedup"] = _latex.fmt(speedup, 2)
-        numbers["kwBenchAgentsMachineSpeedup"] = _latex.fmt(machine, 2)
+        numbers["kwBenchAgentsSpeedup"] = _latex.sig(speedup)
+        numbers["kwBenchAgentsMachineSpeedup"] = _latex.sig(machine)
         print(
             f"   speed-up with jobs=2: {speedup:.2f}x (target >= {TARGET_SPEEDUP}: "
             f"{_met(speedup >= TARGET_SPEEDUP)}); plain CPU work in two processes gets "

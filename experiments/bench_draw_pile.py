@@ -159,16 +159,16 @@ def _run(args: argparse.Namespace) -> None:
     numbers: dict[str, str] = {}
     if args.out:
         numbers["kwDrawPileRandomDraws"] = str(draws)
-        numbers["kwDrawPileRandomWorst"] = _latex.fmt(1000 * max(worst.values()), 0)
+        numbers["kwDrawPileRandomWorst"] = _latex.sig(1000 * max(worst.values()))
         figures = formula_against_tables(game)
         for name, value in zip(
             ("Count", "DenseCount", "Table", "DenseTable"), figures, strict=True
         ):
-            numbers[f"kwDrawPileRyser{name}"] = _latex.fmt(1000 * value, 0)
+            numbers[f"kwDrawPileRyser{name}"] = _latex.sig(1000 * value)
     if not args.no_lone:
         lone_worst, lone_draws, lone_entries = lone_holder()
         numbers["kwDrawPileLoneDraws"] = str(lone_draws)
-        numbers["kwDrawPileLoneWorst"] = _latex.fmt(1000 * lone_worst, 0)
+        numbers["kwDrawPileLoneWorst"] = _latex.sig(1000 * lone_worst)
         numbers["kwDrawPileLoneLogEntries"] = str(lone_entries)
     if not args.agent_games:
         return
@@ -179,10 +179,10 @@ def _run(args: argparse.Namespace) -> None:
             dense_total, dense_slowest = agent_games(args.agent_games)
         numbers |= {
             "kwDrawPileAgentGames": str(args.agent_games),
-            "kwDrawPileAgentCpu": _latex.fmt(total, 1),
-            "kwDrawPileAgentDenseCpu": _latex.fmt(dense_total, 1),
-            "kwDrawPileAgentSlowest": _latex.fmt(slowest, 2),
-            "kwDrawPileAgentDenseSlowest": _latex.fmt(dense_slowest, 1),
+            "kwDrawPileAgentCpu": _latex.sig(total),
+            "kwDrawPileAgentDenseCpu": _latex.sig(dense_total),
+            "kwDrawPileAgentSlowest": _latex.sig(slowest),
+            "kwDrawPileAgentDenseSlowest": _latex.sig(dense_slowest),
         }
         args.out.mkdir(parents=True, exist_ok=True)
         _latex.write_numbers(

@@ -145,8 +145,8 @@ def main() -> None:
     for label, results in runs.items():
         wall = statistics.median(r[0] for r in results)
         cpu = medians[label] = statistics.median(r[1] for r in results)
-        numbers[f"kwBenchEngine{MACROS[label]}Wall"] = _latex.fmt(round(wall), 0)
-        numbers[f"kwBenchEngine{MACROS[label]}Cpu"] = _latex.fmt(round(cpu), 0)
+        numbers[f"kwBenchEngine{MACROS[label]}Wall"] = _latex.sig(wall)
+        numbers[f"kwBenchEngine{MACROS[label]}Cpu"] = _latex.sig(cpu)
         numbers.setdefault("kwBenchEngineAsks", _latex.fmt(results[0][2], 1))
         spread = ", ".join(f"{r[1]:.0f}" for r in results)
         print(

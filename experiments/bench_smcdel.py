@@ -495,16 +495,16 @@ def main() -> None:
             key += "Setup"
         if case.startswith("first:"):
             key += "First"
-        numbers[key + "Ours"] = f"{mine:.4f}"
+        numbers[key + "Ours"] = _two_digits(mine)
         if theirs_s:
-            numbers[key + "Smcdel"] = f"{other:.4f}"
+            numbers[key + "Smcdel"] = _two_digits(other)
             numbers[key + "Paired"] = (
                 f"{median([t / o for o, t in zip(ours_s, theirs_s, strict=True)]):.1f}"
             )
         table.append([
             _latex_escape(label.strip()),
-            f"{mine:.4f}",
-            f"{other:.4f}" if theirs_s else "--",
+            _two_digits(mine),
+            _two_digits(other) if theirs_s else "--",
             numbers.get(key + "Paired", "--"),
         ])  # fmt: skip
         ratio = f"{other / mine:.1f}x" if theirs_s else "-"
@@ -559,6 +559,12 @@ def main() -> None:
             ["case", "ours (s)", "SMCDEL CacBDD (s)", "SMCDEL / ours"],
             table,
         )
+
+
+def _two_digits(seconds: float) -> str:
+    """A median time for the paper, to the two significant digits a median of a few runs
+    carries (the times here lie between a millisecond and a few seconds)."""
+    return f"{seconds:.2g}"
 
 
 def _latex_escape(text: str) -> str:

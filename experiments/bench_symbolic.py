@@ -241,8 +241,8 @@ def kwartet_figures(repeat: int, against: str | None) -> None:
         met = statistics.median(times) <= KWARTET_TARGET
         print(line + ("  met" if met else "  not met"))
         if task in _TASK_WORDS:
-            NUMBERS[f"kwBenchSymbolicKwartet{_TASK_WORDS[task]}"] = _latex.fmt(
-                statistics.median(times), 3
+            NUMBERS[f"kwBenchSymbolicKwartet{_TASK_WORDS[task]}"] = _latex.sig(
+                statistics.median(times)
             )
     NUMBERS["kwBenchSymbolicKwartetRepeats"] = str(repeat)
 
@@ -302,8 +302,8 @@ def run(options: argparse.Namespace) -> None:
                 f" {nodes:>10}   [{r_low:.3f}-{r_high:.3f}] [{f_low:.3f}-{f_high:.3f}]"
             )
             if backend == "cudd" and n in _N_WORDS:
-                NUMBERS[f"kwBenchSymbolicMuddy{_N_WORDS[n]}Rounds"] = _latex.fmt(rounds_time, 3)
-                NUMBERS[f"kwBenchSymbolicMuddy{_N_WORDS[n]}Formula"] = _latex.fmt(formula_time, 3)
+                NUMBERS[f"kwBenchSymbolicMuddy{_N_WORDS[n]}Rounds"] = _latex.sig(rounds_time)
+                NUMBERS[f"kwBenchSymbolicMuddy{_N_WORDS[n]}Formula"] = _latex.sig(formula_time)
 
     print("\nRussian cards: announce 012|034|056|135|246 at deal 012|345|6, check C(...)")
     for backend in options.backends:
@@ -312,7 +312,7 @@ def run(options: argparse.Namespace) -> None:
         low, high = SPREADS[-1]
         print(f"{backend:>8} {seconds:.4f} s [{low:.4f}-{high:.4f}] (holds: {holds})")
         if backend == "cudd":
-            NUMBERS["kwBenchSymbolicRussian"] = _latex.fmt(seconds, 4)
+            NUMBERS["kwBenchSymbolicRussian"] = _latex.sig(seconds)
 
     if options.all_announcements:
         backend = options.backends[0]

@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"  {tool:<9} {describe(answer):<40} {median:9.3f} s "
                     f"[{min(times):.3f}, {max(times):.3f}]"
                 )
-                numbers[macro] = _latex.fmt(median, 3)
+                numbers[macro] = _latex.sig(median)
                 if note:
                     row += f" ({note} after {len(times)} run(s))"
                 if tool == "counting":

@@ -722,15 +722,15 @@ def latex(
             for stat in ("median", "p", "max"):
                 column = {"median": "median_ms", "p": "p90_ms", "max": "max_ms"}[stat]
                 label = {"median": "Median", "p": "Pninety", "max": "Max"}[stat]
-                numbers[name("kw", "scaling", pw, cw, label)] = _latex.fmt(float(r[column]), 3)
+                numbers[name("kw", "scaling", pw, cw, label)] = _latex.sig(float(r[column]))
     done = [r for r in cells.values() if r["max_ms"] != ""]
     if done:
         worst = max(done, key=lambda r: float(r["max_ms"]))
-        numbers[name("kw", "scaling", "counting", "worst", "max")] = _latex.fmt(
-            float(worst["max_ms"]), 1
+        numbers[name("kw", "scaling", "counting", "worst", "max")] = _latex.sig(
+            float(worst["max_ms"])
         )
-        numbers[name("kw", "scaling", "counting", "worst", "median")] = _latex.fmt(
-            max(float(r["median_ms"]) for r in done), 3
+        numbers[name("kw", "scaling", "counting", "worst", "median")] = _latex.sig(
+            max(float(r["median_ms"]) for r in done)
         )
         numbers[name("kw", "scaling", "counting", "events")] = _latex.fmt(
             sum(int(r["events"]) for r in done), 0
@@ -783,11 +783,9 @@ def latex(
         words = [kind] + ([_word(size) or ""] if size else [])
         if not all(words):
             continue
-        numbers[name("kw", "scaling", "smcdel", *words, "ours")] = _latex.fmt(s["ours_cpu"], 4)
+        numbers[name("kw", "scaling", "smcdel", *words, "ours")] = _latex.sig(s["ours_cpu"])
         if s["smcdel_cpu"]:
-            numbers[name("kw", "scaling", "smcdel", *words, "theirs")] = _latex.fmt(
-                s["smcdel_cpu"], 4
-            )
+            numbers[name("kw", "scaling", "smcdel", *words, "theirs")] = _latex.sig(s["smcdel_cpu"])
             numbers[name("kw", "scaling", "smcdel", *words, "ratio")] = _latex.fmt(
                 s["smcdel_cpu"] / s["ours_cpu"], 1
             )
@@ -803,7 +801,7 @@ def latex(
                 row.append("--")
             else:
                 mid, top = float(found["median_ms"]), float(found["max_ms"])
-                row.append(f"{_latex.fmt(mid, 2)} / {_latex.fmt(top, 1)}")
+                row.append(f"{_latex.sig(mid)} / {_latex.sig(top)}")
         table_rows.append(row)
     if table_rows:
         _latex.write_table(
@@ -818,8 +816,8 @@ def latex(
         side_rows.append(
             [
                 _latex.escape(s["case"]),
-                _latex.fmt(s["ours_cpu"], 4),
-                _latex.fmt(theirs, 4) if theirs else "--",
+                _latex.sig(s["ours_cpu"]),
+                _latex.sig(theirs) if theirs else "--",
                 _latex.fmt(theirs / s["ours_cpu"], 1) if theirs else "--",
             ]
         )

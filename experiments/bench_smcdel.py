@@ -564,7 +564,7 @@ def main() -> None:
 def _two_digits(seconds: float) -> str:
     """A median time for the paper, to the two significant digits a median of a few runs
     carries (the times here lie between a millisecond and a few seconds)."""
-    return f"{seconds:.2g}"
+    return f"{seconds:#.2g}".rstrip(".")  # "#" keeps a trailing zero: 0.030, not 0.03
 
 
 def _latex_escape(text: str) -> str:

@@ -561,7 +561,8 @@ def hands_numbers(rows: Sequence[dict[str, Any]], draws: int = 2000) -> dict[str
     if len(per_game) < 2:
         numbers.update({f"{k}_95": (None, None) for k in names})
     else:
-        sums = np.array(list(per_game.values()))
+        # in game order, so that the interval does not depend on the order games finished in
+        sums = np.array([per_game[g] for g in sorted(per_game)])
         rng = np.random.default_rng(14)
         picks = rng.integers(0, len(sums), size=(draws, len(sums)))
         resampled = measures(sums[picks].sum(axis=1))
@@ -586,7 +587,7 @@ def _bootstrap_more(rows: Sequence[dict[str, Any]], draws: int = 2000) -> tuple[
         acc[1] += r["facts"]
     if len(per_game) < 2:
         return (float("nan"), float("nan"))
-    sums = np.array(list(per_game.values()), dtype=float)
+    sums = np.array([per_game[g] for g in sorted(per_game)], dtype=float)  # in game order
     rng = np.random.default_rng(14)
     picks = rng.integers(0, len(sums), size=(draws, len(sums)))
     exact, facts = sums[picks, 0].sum(axis=1), sums[picks, 1].sum(axis=1)

@@ -161,6 +161,20 @@ def test_hands_numbers_are_differences_of_the_located_shares():
         assert low <= numbers[key] <= high
 
 
+def test_intervals_do_not_depend_on_the_order_games_finished_in():
+    rows = [
+        {"game": g, "turn": t, "hidden": 20, "exact": (g * 7 + t) % 5 + 2, "facts": 2,
+         "hands": (g * 7 + t) % 5 + 1 if g % 3 else 2,
+         **{f"extra_{c.replace(' ', '_')}": 0 for c in evf.CATEGORIES},
+         **{f"recovered_{c.replace(' ', '_')}": 0 for c in evf.CATEGORIES}}
+        for g in range(12)
+        for t in (0, 15, 31)  # some turns after 30, so that every part has rows
+    ]  # fmt: skip
+    shuffled = sorted(rows, key=lambda r: (-r["game"] * 5 % 12, r["turn"]))
+    assert shuffled != rows
+    assert evf.headline(shuffled) == evf.headline(rows)
+
+
 def test_run_writes_every_output_and_resumes(tmp_path):
     first = evf.run(2, tmp_path, seed=14_000)
     again = evf.run(3, tmp_path, seed=14_000)  # plays only the third game

@@ -54,3 +54,20 @@ def test_fmt_refuses_what_is_not_a_finite_number():
     for bad in (True, float("nan"), float("inf")):
         with pytest.raises(ValueError):
             latex.fmt(bad)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.0299, "0.030"), (0.000899, "0.00090"), (1.74, "1.7"), (99.6, "100"),
+     (-0.0451, "-0.045"), (12_345, "12{,}000"), (5, "5.0")],
+)  # fmt: skip
+def test_sig_keeps_two_significant_digits(value, text):
+    assert latex.sig(value) == text
+
+
+def test_sig_refuses_what_is_not_a_finite_number():
+    for bad in (True, float("nan"), float("inf")):
+        with pytest.raises(ValueError):
+            latex.sig(bad)
+    with pytest.raises(ValueError):
+        latex.sig(1.0, digits=0)

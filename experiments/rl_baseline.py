@@ -336,6 +336,7 @@ def figure(results: Sequence[Result], path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     with _latex.paper_style():
         settings = list(dict.fromkeys(r.setting for r in results))
@@ -372,6 +373,8 @@ def figure(results: Sequence[Result], path: Path) -> None:
             ax.set_title(f"{setting}: {players} players, {len(SETTINGS[setting]['deck'])} cards\n"
                          f"against {opponent}")  # fmt: skip
             ax.set_xlabel("training steps")
+            # thousands, so that six-digit step counts do not run into each other
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k" if v else "0"))
             ax.set_ylim(0, max(0.45, max(r.high for r in here) + 0.05))
             ax.grid(alpha=0.3)
         for row in axes:

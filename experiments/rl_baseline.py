@@ -23,17 +23,19 @@ Run (``--quick`` is the CI-sized check of the machinery)::
 
     python experiments/rl_baseline.py --quick --out /tmp/rl
 
-The measurement in ``paper/measurements/rl_baseline.*`` ran as five processes (two or
-three at a time on 2 shared cores), joined with ``--merge``::
+The measurement in ``paper/measurements/rl_baseline.*`` ran as six processes (two at a
+time), joined with ``--merge``::
 
-    nice -n 10 python experiments/rl_baseline.py --settings small --timesteps 30000 --out A
-    nice -n 10 python experiments/rl_baseline.py --settings full --timesteps 30000 --out B
-    nice -n 10 python experiments/rl_baseline.py --settings full --opponents defensive:facts \
-        --reward quartets --no-references --timesteps 30000 --out C
-    nice -n 10 python experiments/rl_baseline.py --settings small --opponents defensive:facts \
-        --observations raw --no-references --timesteps 120000 --points 8 --out D
-    (the same with --observations knowledge --out E)
-    python experiments/rl_baseline.py --merge A/rl_baseline.csv ... E/rl_baseline.csv
+    python experiments/rl_baseline.py --settings small --timesteps 30000 --out A
+    python experiments/rl_baseline.py --settings small --timesteps 30000 --seeds 1 \
+        --no-references --out B
+    python experiments/rl_baseline.py --settings small --opponents defensive:facts \
+        --observations raw --no-references --timesteps 120000 --points 8 --out C
+    (the same with --observations knowledge --out D)
+    python experiments/rl_baseline.py --settings full --timesteps 30000 --out E
+    python experiments/rl_baseline.py --settings full --opponents defensive:facts \
+        --reward quartets --no-references --timesteps 30000 --out F
+    python experiments/rl_baseline.py --merge A/rl_baseline.csv ... F/rl_baseline.csv
 
 Each run writes ``rl_baseline.csv`` (every curve point, final and reference row),
 ``rl_baseline.png`` (the curves) and ``rl_baseline.txt`` (the table, with the time and

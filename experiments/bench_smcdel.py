@@ -420,6 +420,9 @@ def main() -> None:
 
     import dd
 
+    sys.path.insert(0, str(HERE.parent))
+    import _latex  # the paper's number formats (a worker process does without them)
+
     cases = [f"muddy-{n}" for n in options.sizes] + [f"dining-{n}" for n in options.dining]
     cases += ["russian", "kwartet"]
     bench = smcdel_dir()
@@ -495,16 +498,16 @@ def main() -> None:
             key += "Setup"
         if case.startswith("first:"):
             key += "First"
-        numbers[key + "Ours"] = _two_digits(mine)
+        numbers[key + "Ours"] = _latex.sig(mine)
         if theirs_s:
-            numbers[key + "Smcdel"] = _two_digits(other)
+            numbers[key + "Smcdel"] = _latex.sig(other)
             numbers[key + "Paired"] = (
                 f"{median([t / o for o, t in zip(ours_s, theirs_s, strict=True)]):.1f}"
             )
         table.append([
-            _latex_escape(label.strip()),
-            _two_digits(mine),
-            _two_digits(other) if theirs_s else "--",
+            _latex.escape(label.strip()),
+            _latex.sig(mine),
+            _latex.sig(other) if theirs_s else "--",
             numbers.get(key + "Paired", "--"),
         ])  # fmt: skip
         ratio = f"{other / mine:.1f}x" if theirs_s else "-"
@@ -547,9 +550,6 @@ def main() -> None:
             print(f"  {'':<10} SMCDEL " + " ".join(f"{f['seconds']:.4f}" for f in theirs[case]))
     print(f"\n# load average (1, 5, 15 min) at end: {load_average()}")
     if options.out:
-        sys.path.insert(0, str(HERE.parent))
-        import _latex
-
         _latex.write_numbers(
             options.out / "bench_smcdel_numbers.tex", "experiments/bench_smcdel.py", numbers
         )
@@ -559,17 +559,6 @@ def main() -> None:
             ["case", "ours (s)", "SMCDEL CacBDD (s)", "SMCDEL / ours"],
             table,
         )
-
-
-def _two_digits(seconds: float) -> str:
-    """A median time for the paper, to the two significant digits a median of a few runs
-    carries (the times here lie between a millisecond and a few seconds)."""
-    return f"{seconds:#.2g}".rstrip(".")  # "#" keeps a trailing zero: 0.030, not 0.03
-
-
-def _latex_escape(text: str) -> str:
-    """The label for a TeX table cell (the helper module is imported only with --out)."""
-    return "".join("\\" + ch if ch in "&%$#_{}" else ch for ch in text)
 
 
 if __name__ == "__main__":
